@@ -1,0 +1,21 @@
+import { createSecretKey } from "node:crypto";
+import jwt from "jsonwebtoken";
+
+export interface MintTokenOptions {
+  secret: string;
+  subject?: string;
+  issuer?: string | undefined;
+  audience?: string | undefined;
+  expiresInSeconds?: number;
+}
+
+/** Signs an HS256 bearer token the server accepts (for development, curl and tests). */
+export function mintToken(options: MintTokenOptions): string {
+  return jwt.sign({}, createSecretKey(Buffer.from(options.secret, "utf8")), {
+    algorithm: "HS256",
+    subject: options.subject ?? "plant-store-dev",
+    expiresIn: options.expiresInSeconds ?? 3600,
+    ...(options.issuer !== undefined && { issuer: options.issuer }),
+    ...(options.audience !== undefined && { audience: options.audience }),
+  });
+}

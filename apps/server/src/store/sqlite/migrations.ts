@@ -1,0 +1,21 @@
+import type { Kysely, Migration, MigrationProvider } from "kysely";
+
+// Versioned schema changes, applied in name order by Kysely's Migrator at start-up. Never edit one that
+// has shipped: add the next.
+const migrations: Record<string, Migration> = {
+  "0001_create_plants": {
+    async up(db: Kysely<unknown>) {
+      // INTEGER PRIMARY KEY is SQLite's 64-bit rowid: every int64 id is stored exactly.
+      await db.schema
+        .createTable("plants")
+        .addColumn("id", "integer", (column) => column.primaryKey())
+        .addColumn("name", "text", (column) => column.notNull())
+        .addColumn("tag", "text")
+        .execute();
+    },
+  },
+};
+
+export const sqliteMigrations: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,78 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the first match of `pattern` in stdout, waiting up to 5 s for it to be printed. */
+  waitForStdout: (pattern: RegExp) => Promise<RegExpExecArray>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Runs the built server (dist/main.js) with plain node on a free port, as an operator would. */
+export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within 15 s:\n${out}\n${err}`));
+    }, 15_000);
+    const onData = () => {
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off("data", onData);
+      const waitForStdout = async (pattern: RegExp) => {
+        const deadline = Date.now() + 5_000;
+        for (;;) {
+          const found = pattern.exec(out);
+          if (found) return found;
+          if (Date.now() > deadline) throw new Error(`stdout never matched ${pattern}:\n${out}`);
+          await new Promise((wake) => child.stdout.once("data", wake).once("close", wake));
+        }
+      };
+      resolve({ child, baseUrl: match[1]!, stdout: () => out, stderr: () => err, waitForStdout, exited });
+    };
+    child.stdout.on("data", onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
+    });
+  });
+}
+
+/** Runs the built server expecting it to refuse to start; resolves with its exit code and stderr. */
+export function runServerExpectingExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
+}

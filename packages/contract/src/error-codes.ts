@@ -1,0 +1,38 @@
+/**
+ * Every error code the server sends in an Error body's `error` field, by name.
+ * The thousands give the HTTP status; the code says which failure it is, so clients branch on names.
+ */
+export const ErrorCode = {
+  /** 400: the request has no body. */
+  BodyRequired: 40001,
+  /** 400: Content-Type is not application/json (UTF-8). */
+  UnsupportedContentType: 40002,
+  /** 400: the body is not well-formed UTF-8 JSON, or repeats a key. */
+  MalformedJson: 40003,
+  /** 400: the JSON does not match NewPlant; the message names the field. */
+  ValidationFailed: 40004,
+  /** 401: no bearer token was sent. */
+  MissingToken: 40101,
+  /** 401: the bearer token is malformed, expired, not yet valid, wrongly signed or for another issuer/audience. */
+  InvalidToken: 40102,
+  /** 404: no such route. */
+  NotFound: 40401,
+  /** 409: a plant with this id exists with a different name or tag. */
+  PlantIdConflict: 40901,
+  /** 413: the body is larger than the server accepts. */
+  PayloadTooLarge: 41301,
+  /** 500: an unexpected failure on the server; details are in its logs only. */
+  InternalError: 50001,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
+
+const namesByCode = new Map<number, ErrorCodeName>(
+  Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorCodeName]),
+);
+
+/** The name of an error code, or undefined for a code this version does not know. */
+export function errorCodeName(code: number): ErrorCodeName | undefined {
+  return namesByCode.get(code);
+}
