@@ -1,8 +1,8 @@
 import { ErrorCode, plantStoreContract } from "@plant-store/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
-import { bearerAuth } from "./auth/bearer-auth.js";
-import type { JwtVerifier } from "./auth/jwt-verifier.js";
+import { authentication } from "./auth/authentication.js";
+import type { TokenVerifier } from "./auth/jwt-verifier.js";
 import { errorHandler, notFound } from "./http/error-handler.js";
 import { BadRequestError } from "./http/http-errors.js";
 import { jsonBody } from "./http/json-body.js";
@@ -14,7 +14,11 @@ import type { PlantStore } from "./store/plant-store.js";
 
 export interface AppDeps {
   store: PlantStore;
-  verifier: JwtVerifier;
+  verifier: TokenVerifier;
+  /** Scopes every token must grant (JWT_REQUIRED_SCOPE); a token without them gets 403. */
+  requiredScopes?: readonly string[] | undefined;
+  /** Requests per token subject per minute (RATE_LIMIT_PER_MINUTE); 0 or unset is no limit. */
+  rateLimitPerMinute?: number | undefined;
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes: number;
@@ -30,7 +34,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   createExpressEndpoints(plantStoreContract, createPlantsRouter(deps.store), app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
-    globalMiddleware: [bearerAuth(deps.verifier), jsonBody(deps.bodyLimitBytes)],
+    globalMiddleware: [...authentication(deps), jsonBody(deps.bodyLimitBytes)],
     requestValidationErrorHandler: (error, _req, _res, next) => {
       const message = error.body ? describeValidationError(error.body) : "request is invalid";
       next(new BadRequestError(ErrorCode.ValidationFailed, message));

@@ -1,9 +1,29 @@
 import { z } from "zod";
+import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+// Keys fetched over plain http could be swapped on the way; loopback is allowed for local identity providers.
+const isTrustworthyJwksUrl = (value: string) => {
+  const url = new URL(value);
+  return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+};
+
+const algorithmList = z.string().transform((value, ctx) => {
+  const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const unknown = names.filter((name) => !(SUPPORTED_ALGORITHMS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `${unknown.length > 0 ? `${unknown.join(", ")} is not accepted; ` : ""}list one or more of ${SUPPORTED_ALGORITHMS.join(", ")}`,
+    });
+    return z.NEVER;
+  }
+  return names as SupportedAlgorithm[];
+});
 
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
@@ -15,6 +35,20 @@ const EnvSchema = z.object({
     emptyAsUndefined,
     z.string().min(32, "must be at least 32 characters (256 bits) for HS256").optional(),
   ),
+  JWT_PUBLIC_KEY: optionalString,
+  JWT_PUBLIC_KEY_FILE: optionalString,
+  JWT_JWKS_URI: z.preprocess(
+    emptyAsUndefined,
+    z.string().url().refine(isTrustworthyJwksUrl, "must be an https URL (http only for localhost)").optional(),
+  ),
+  JWT_JWKS_REQUESTS_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10)),
+  JWT_JWKS_CACHE_MAX_AGE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(600)),
+  JWT_ALGORITHMS: z.preprocess(emptyAsUndefined, algorithmList.optional()),
+  JWT_REQUIRED_SCOPE: z.preprocess(
+    emptyAsUndefined,
+    z.string().transform((value) => value.split(/\s+/).filter((scope) => scope !== "")).optional(),
+  ),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
   JWT_ISSUER: optionalString,
   JWT_AUDIENCE: optionalString,
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
@@ -26,6 +60,9 @@ const EnvSchema = z.object({
 });
 
 export type Config = z.infer<typeof EnvSchema>;
+
+/** Where token keys come from: exactly one of these, or none for a development run with a generated secret. */
+const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const;
 
 /** A configuration the process must not start with; the message names the variable. */
 export class ConfigError extends Error {
@@ -40,8 +77,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   }
   const config = result.data;
-  if (config.NODE_ENV === "production" && config.JWT_SECRET === undefined) {
-    throw new ConfigError("invalid configuration: JWT_SECRET: is required when NODE_ENV=production");
+  const keySources = KEY_SOURCES.filter((name) => config[name] !== undefined);
+  if (keySources.length > 1) {
+    throw new ConfigError(
+      `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; set one of ${KEY_SOURCES.join(", ")}`,
+    );
+  }
+  if (config.NODE_ENV === "production" && keySources.length === 0) {
+    throw new ConfigError(
+      `invalid configuration: JWT_SECRET: is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,
+    );
   }
   return config;
 }

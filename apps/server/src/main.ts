@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
-import { developmentBanner, generateDevelopmentSecret } from "./auth/development-credentials.js";
-import { JwtVerifier } from "./auth/jwt-verifier.js";
+import { createTokenVerifier } from "./auth/create-token-verifier.js";
+import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { openStore } from "./store/open-store.js";
@@ -9,10 +9,16 @@ import { openStore } from "./store/open-store.js";
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const secret = config.JWT_SECRET ?? generateDevelopmentSecret();
+  const { verifier, developmentSecret } = createTokenVerifier(config);
   const store = await openStore(config.DATABASE_URL);
-  const verifier = new JwtVerifier({ secret, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-  const app = createApp({ store, verifier, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const app = createApp({
+    store,
+    verifier,
+    logger,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    requiredScopes: config.JWT_REQUIRED_SCOPE,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+  });
 
   const server = app.listen(config.PORT, config.HOST);
   server.on("error", (error) => {
@@ -23,8 +29,10 @@ async function main(): Promise<void> {
     const { address, port } = server.address() as AddressInfo;
     const baseUrl = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
     logger.info({ url: baseUrl, database: config.DATABASE_URL }, "plant store listening");
-    if (config.JWT_SECRET === undefined) {
-      process.stdout.write(developmentBanner({ secret, baseUrl, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }));
+    if (developmentSecret !== undefined) {
+      process.stdout.write(
+        developmentBanner({ secret: developmentSecret, baseUrl, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
+      );
     }
   });
 

@@ -15,12 +15,16 @@ export const ErrorCode = {
   MissingToken: 40101,
   /** 401: the bearer token is malformed, expired, not yet valid, wrongly signed or for another issuer/audience. */
   InvalidToken: 40102,
+  /** 403: the token is valid but lacks the scope the server requires (JWT_REQUIRED_SCOPE). */
+  InsufficientScope: 40301,
   /** 404: no such route. */
   NotFound: 40401,
   /** 409: a plant with this id exists with a different name or tag. */
   PlantIdConflict: 40901,
   /** 413: the body is larger than the server accepts. */
   PayloadTooLarge: 41301,
+  /** 429: this token's subject sent more requests than the server allows per minute; see Retry-After. */
+  RateLimited: 42901,
   /** 500: an unexpected failure on the server; details are in its logs only. */
   InternalError: 50001,
 } as const;

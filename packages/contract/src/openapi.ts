@@ -5,8 +5,10 @@ const responseDescriptions: Record<string, string> = {
   "200": "The plant as stored (also for an identical replay of the same id)",
   "400": "An unexpected error: the request is not a valid NewPlant call",
   "401": "Missing or invalid bearer token",
+  "403": "The token lacks the required scope",
   "409": "A plant with this id exists with different data",
   "413": "The request body is too large",
+  "429": "Too many requests for this token's subject; retry after the Retry-After seconds",
   "500": "An unexpected failure on the server",
 };
 

@@ -1,13 +1,14 @@
 import { ErrorCode } from "@plant-store/contract";
 import type { RequestHandler } from "express";
+import type { JwtPayload } from "jsonwebtoken";
 import { UnauthorizedError } from "../http/http-errors.js";
-import { InvalidTokenError, type JwtVerifier } from "./jwt-verifier.js";
+import { InvalidTokenError, type TokenVerifier } from "./jwt-verifier.js";
 
 // RFC 6750 b64token after "Bearer ".
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 
 /** Requires a valid bearer token before anything else of the request (its body included) is read. */
-export function bearerAuth(verifier: JwtVerifier): RequestHandler {
+export function bearerAuth(verifier: TokenVerifier): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined || !/^Bearer(\s|$)/i.test(header)) {
@@ -19,15 +20,22 @@ export function bearerAuth(verifier: JwtVerifier): RequestHandler {
       next(new UnauthorizedError(ErrorCode.InvalidToken, "token is malformed"));
       return;
     }
-    try {
-      res.locals.claims = verifier.verify(token);
+    const refuse = (error: unknown) => {
+      next(error instanceof InvalidTokenError ? new UnauthorizedError(ErrorCode.InvalidToken, error.message) : error);
+    };
+    const accept = (claims: JwtPayload) => {
+      res.locals.claims = claims;
       next();
+    };
+    let claims: JwtPayload | Promise<JwtPayload>;
+    try {
+      claims = verifier.verify(token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) {
-        next(new UnauthorizedError(ErrorCode.InvalidToken, error.message));
-      } else {
-        next(error);
-      }
+      refuse(error);
+      return;
     }
+    // A fixed key verifies synchronously; only a JWKS lookup costs a promise.
+    if (claims instanceof Promise) claims.then(accept, refuse);
+    else accept(claims);
   };
 }

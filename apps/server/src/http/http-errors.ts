@@ -30,6 +30,28 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
+/** 403 for a valid token without a required scope, with the RFC 6750 insufficient_scope challenge. */
+export class InsufficientScopeError extends HttpError {
+  constructor(requiredScopes: readonly string[]) {
+    const scope = requiredScopes.join(" ");
+    super(403, ErrorCode.InsufficientScope, `token lacks the required scope: ${scope}`, {
+      "WWW-Authenticate": `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+}
+
+/** 429 once a token's subject has used its requests for the window; Retry-After says when to come back. */
+export class TooManyRequestsError extends HttpError {
+  constructor(limitPerMinute: number, retryAfterSeconds: number) {
+    super(
+      429,
+      ErrorCode.RateLimited,
+      `too many requests: the limit is ${limitPerMinute} per minute; retry after ${retryAfterSeconds} s`,
+      { "Retry-After": String(retryAfterSeconds) },
+    );
+  }
+}
+
 export class NotFoundError extends HttpError {
   constructor(message: string) {
     super(404, ErrorCode.NotFound, message);

@@ -1,0 +1,91 @@
+import { createPublicKey, type KeyObject } from "node:crypto";
+import jwt from "jsonwebtoken";
+import jwksRsa from "jwks-rsa";
+import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
+import {
+  type ClaimOptions,
+  InvalidTokenError,
+  type TokenVerifier,
+  type VerifyOptions,
+  verifyOptions,
+  verifyWithKey,
+} from "./jwt-verifier.js";
+
+export interface JwksVerifierOptions extends ClaimOptions {
+  jwksUri: string;
+  /** Accepted algorithms (JWT_ALGORITHMS); each key further narrows them to its type and its JWK `alg`. */
+  algorithms?: readonly SupportedAlgorithm[] | undefined;
+  /** Most JWKS fetches per minute; further lookups of an unknown kid are refused until the minute is up. */
+  requestsPerMinute: number;
+  /** How long a fetched key is trusted before it is fetched again. */
+  cacheMaxAgeMs: number;
+  /** How long one JWKS fetch may take. */
+  timeoutMs?: number;
+}
+
+/**
+ * Verifies tokens with the keys of a JSON Web Key Set, found by the token's `kid`. jwks-rsa caches keys
+ * per kid, fetches the set again for a kid it has not seen (that is how rotated keys are picked up) and
+ * rate-limits those fetches, so tokens with made-up kids cannot hammer the identity provider.
+ */
+export class JwksVerifier implements TokenVerifier {
+  private readonly client: jwksRsa.JwksClient;
+  private readonly algorithms: readonly SupportedAlgorithm[];
+  private readonly claims: ClaimOptions;
+  // jwks-rsa hands back the same SigningKey while it is cached: parse its PEM and derive options once.
+  private readonly prepared = new WeakMap<jwksRsa.SigningKey, { key: KeyObject; options: VerifyOptions }>();
+
+  constructor(options: JwksVerifierOptions) {
+    this.algorithms = options.algorithms ?? JWKS_DEFAULT_ALGORITHMS;
+    this.claims = options;
+    this.client = new jwksRsa.JwksClient({
+      jwksUri: options.jwksUri,
+      cache: true,
+      cacheMaxAge: options.cacheMaxAgeMs,
+      cacheMaxEntries: 16,
+      rateLimit: true,
+      jwksRequestsPerMinute: options.requestsPerMinute,
+      timeout: options.timeoutMs ?? 5_000,
+    });
+  }
+
+  /** The token's claims, or an InvalidTokenError; a JWKS endpoint that cannot be reached is thrown as is. */
+  async verify(token: string): Promise<jwt.JwtPayload> {
+    const header = jwt.decode(token, { complete: true })?.header;
+    if (header === undefined) throw new InvalidTokenError("token is malformed");
+    // Refuse `none`, HMAC and anything else not allowed before the kid can cause a fetch.
+    if (!(this.algorithms as readonly string[]).includes(header.alg)) {
+      throw new InvalidTokenError("token algorithm is not accepted");
+    }
+    const signingKey = await this.signingKey(header.kid);
+    const { key, options } = this.prepare(signingKey);
+    return verifyWithKey(token, key, options);
+  }
+
+  private async signingKey(kid: string | undefined): Promise<jwksRsa.SigningKey> {
+    try {
+      return await this.client.getSigningKey(kid);
+    } catch (error) {
+      if (error instanceof jwksRsa.SigningKeyNotFoundError || error instanceof jwksRsa.JwksRateLimitError) {
+        throw new InvalidTokenError("token signing key is unknown");
+      }
+      throw error;
+    }
+  }
+
+  private prepare(signingKey: jwksRsa.SigningKey): { key: KeyObject; options: VerifyOptions } {
+    let prepared = this.prepared.get(signingKey);
+    if (prepared === undefined) {
+      const key = createPublicKey(signingKey.getPublicKey());
+      const { compatible } = algorithmsForKey(key);
+      // A JWK that names its `alg` is used with that algorithm only (RFC 7517 section 4.4).
+      const declared: string | undefined = signingKey.alg;
+      const algorithms = this.algorithms.filter(
+        (algorithm) => compatible.includes(algorithm) && (declared === undefined || declared === algorithm),
+      );
+      prepared = { key, options: verifyOptions(algorithms, this.claims) };
+      this.prepared.set(signingKey, prepared);
+    }
+    return prepared;
+  }
+}

@@ -1,0 +1,32 @@
+import type { Request, RequestHandler } from "express";
+import { ipKeyGenerator, rateLimit } from "express-rate-limit";
+import type { JwtPayload } from "jsonwebtoken";
+import { TooManyRequestsError } from "../http/http-errors.js";
+
+const WINDOW_MS = 60_000;
+
+/** Whose budget a request spends: the token's subject, or its client address when the token has no `sub`. */
+function subjectKey(req: Request, claims: JwtPayload | undefined): string {
+  if (typeof claims?.sub === "string") return `sub:${claims.sub}`;
+  return `ip:${ipKeyGenerator(req.ip ?? "")}`;
+}
+
+/**
+ * After bearerAuth: at most `limitPerMinute` requests per token subject in a fixed one-minute window,
+ * then 429 with Retry-After. Counts live in this process's memory (express-rate-limit's MemoryStore).
+ */
+export function subjectRateLimit(limitPerMinute: number): RequestHandler {
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit: limitPerMinute,
+    keyGenerator: (req, res) => subjectKey(req, res.locals.claims as JwtPayload | undefined),
+    // RateLimit and RateLimit-Policy headers on every response; Retry-After on a 429.
+    standardHeaders: "draft-7",
+    legacyHeaders: false,
+    handler: (req, _res, next) => {
+      const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const retryAfterSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
+      next(new TooManyRequestsError(limitPerMinute, retryAfterSeconds));
+    },
+  });
+}
