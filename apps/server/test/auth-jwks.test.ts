@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode } from "@plant-store/contract";
+import jwt from "jsonwebtoken";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ConfiguredApp,
+  generateSigningKey,
+  hmacSignedToken,
+  nowSeconds,
+  type SigningKeyPair,
+  startConfiguredApp,
+  unsignedToken,
+} from "./support/auth-test-app.js";
+import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
+import { startServerProcess } from "./support/server-process.js";
+
+const ISSUER = "https://idp.example";
+const AUDIENCE = "plant-store";
+const claims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function jwksServer(keys: object[]): Promise<JwksServer> {
+  const server = await startJwksServer(keys);
+  cleanups.push(server.close);
+  return server;
+}
+
+async function appFor(jwks: JwksServer, env: Record<string, string> = {}): Promise<ConfiguredApp> {
+  const app = await startConfiguredApp({ JWT_JWKS_URI: jwks.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...env });
+  cleanups.push(app.close);
+  return app;
+}
+
+const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm = "RS256", kid = key.kid) =>
+  jwt.sign(claims(), key.privateKey, { algorithm, keyid: kid });
+
+let nextId = 1;
+const post = (t: ConfiguredApp, token: string) =>
+  request(t.app)
+    .post("/plants")
+    .set("Authorization", `Bearer ${token}`)
+    .set("Content-Type", "application/json")
+    .send(JSON.stringify({ id: nextId++, name: "Fern" }));
+
+async function expectInvalidToken(t: ConfiguredApp, token: string, message: RegExp) {
+  const res = await post(t, token);
+  expect(res.status).toBe(401);
+  expect(res.body).toEqual({ error: ErrorCode.InvalidToken, message: expect.stringMatching(message) });
+  expect(res.headers["www-authenticate"]).toContain('error="invalid_token"');
+}
+
+describe("POST /plants with JWT_JWKS_URI", () => {
+  it("accepts RS256, PS256 and ES256 tokens by kid and fetches the key set once while keys are cached", async () => {
+    const rsa = generateSigningKey("rsa", "rsa-1");
+    const ec = generateSigningKey("P-256", "ec-1");
+    const jwks = await jwksServer([rsa.jwk, ec.jwk]);
+    const t = await appFor(jwks);
+    expect((await post(t, sign(rsa, "RS256"))).status).toBe(200);
+    expect((await post(t, sign(rsa, "PS256"))).status).toBe(200);
+    expect(jwks.hits()).toBe(1);
+    expect((await post(t, sign(ec, "ES256"))).status).toBe(200);
+    expect((await post(t, sign(ec, "ES256"))).status).toBe(200);
+    expect(jwks.hits()).toBe(2);
+    expect(t.rowCount()).toBe(4);
+  });
+
+  it("picks up a rotated key: a token with the new kid triggers a refresh and is accepted", async () => {
+    const before = generateSigningKey("rsa", "2026-01");
+    const after = generateSigningKey("rsa", "2026-02");
+    const jwks = await jwksServer([before.jwk]);
+    const t = await appFor(jwks);
+    expect((await post(t, sign(before))).status).toBe(200);
+    expect(jwks.hits()).toBe(1);
+
+    jwks.rotate([after.jwk]);
+    expect((await post(t, sign(after))).status).toBe(200);
+    expect(jwks.hits()).toBe(2);
+    // The retired key stays trusted from the cache until JWT_JWKS_CACHE_MAX_AGE_SECONDS passes.
+    expect((await post(t, sign(before))).status).toBe(200);
+    expect(jwks.hits()).toBe(2);
+  });
+
+  it("rate-limits refreshes for unknown kids: 10 made-up kids cost at most JWT_JWKS_REQUESTS_PER_MINUTE fetches", async () => {
+    const published = generateSigningKey("rsa", "published");
+    const attacker = generateSigningKey("rsa");
+    const jwks = await jwksServer([published.jwk]);
+    const t = await appFor(jwks, { JWT_JWKS_REQUESTS_PER_MINUTE: "3" });
+    expect((await post(t, sign(published))).status).toBe(200);
+    expect(jwks.hits()).toBe(1);
+
+    for (let i = 0; i < 10; i++) {
+      await expectInvalidToken(t, sign(attacker, "RS256", `made-up-${i}`), /signing key is unknown/);
+    }
+    expect(jwks.hits()).toBe(3);
+    // Keys already cached keep working while refreshes are exhausted.
+    expect((await post(t, sign(published))).status).toBe(200);
+    expect(jwks.hits()).toBe(3);
+    expect(t.rowCount()).toBe(2);
+  });
+
+  it("fetches the key set once for 20 concurrent requests with a new kid", async () => {
+    const key = generateSigningKey("P-256", "concurrent");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => post(t, sign(key, "ES256")).then((r) => r.status)));
+    expect(statuses).toEqual(Array(20).fill(200));
+    expect(jwks.hits()).toBe(1);
+  });
+
+  it("refuses HS256 signed with a published public key (algorithm confusion) without fetching keys", async () => {
+    const key = generateSigningKey("rsa", "confused");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    await expectInvalidToken(t, hmacSignedToken(key.pem, claims(), { kid: key.kid }), /algorithm is not accepted/);
+    await expectInvalidToken(t, hmacSignedToken(JSON.stringify(key.jwk), claims(), { kid: key.kid }), /algorithm is not accepted/);
+    expect(jwks.hits()).toBe(0);
+    expect(t.rowCount()).toBe(0);
+  });
+
+  it("refuses an unsigned alg=none token without fetching keys", async () => {
+    const key = generateSigningKey("rsa", "none");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    await expectInvalidToken(t, unsignedToken(claims(), { kid: key.kid }), /algorithm is not accepted/);
+    expect(jwks.hits()).toBe(0);
+  });
+
+  it("uses a key whose JWK declares alg only with that algorithm", async () => {
+    const key = generateSigningKey("rsa", "rs256-only");
+    const jwks = await jwksServer([{ ...key.jwk, alg: "RS256" }]);
+    const t = await appFor(jwks);
+    expect((await post(t, sign(key, "RS256"))).status).toBe(200);
+    await expectInvalidToken(t, sign(key, "PS256"), /algorithm is not accepted/);
+  });
+
+  it("with JWT_ALGORITHMS=ES256 refuses an RS256 token before fetching keys", async () => {
+    const key = generateSigningKey("rsa", "rsa-refused");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks, { JWT_ALGORITHMS: "ES256" });
+    await expectInvalidToken(t, sign(key, "RS256"), /algorithm is not accepted/);
+    expect(jwks.hits()).toBe(0);
+  });
+
+  it("refuses a token without kid when the set holds several keys", async () => {
+    const first = generateSigningKey("rsa", "first");
+    const jwks = await jwksServer([first.jwk, generateSigningKey("rsa", "second").jwk]);
+    const t = await appFor(jwks);
+    const withoutKid = jwt.sign(claims(), first.privateKey, { algorithm: "RS256" });
+    await expectInvalidToken(t, withoutKid, /signing key is unknown/);
+  });
+
+  it("checks signature, exp and audience with the fetched key", async () => {
+    const key = generateSigningKey("rsa", "checked");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    const forged = jwt.sign(claims(), generateSigningKey("rsa").privateKey, { algorithm: "RS256", keyid: key.kid });
+    await expectInvalidToken(t, forged, /signature is invalid/);
+    const expired = jwt.sign({ ...claims(), exp: nowSeconds() - 60 }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    await expectInvalidToken(t, expired, /expired/);
+    const otherAudience = jwt.sign({ ...claims(), aud: "x" }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    await expectInvalidToken(t, otherAudience, /audience/);
+  });
+
+  it("when the JWKS endpoint cannot be reached answers 500 with a generic message and stores nothing", async () => {
+    const key = generateSigningKey("rsa", "unreachable");
+    const jwks = await startJwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    await jwks.close();
+    const res = await post(t, sign(key));
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: ErrorCode.InternalError, message: "internal server error" });
+    expect(t.rowCount()).toBe(0);
+  });
+
+  it("the built server started with only JWT_JWKS_URI in production accepts the provider's tokens", async () => {
+    const key = generateSigningKey("P-256", "process");
+    const jwks = await jwksServer([key.jwk]);
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-jwks-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const server = await startServerProcess({
+      NODE_ENV: "production",
+      DATABASE_URL: join(dir, "plants.db"),
+      JWT_JWKS_URI: jwks.url,
+      JWT_ISSUER: ISSUER,
+      JWT_AUDIENCE: AUDIENCE,
+    });
+    cleanups.push(async () => {
+      server.child.kill("SIGKILL");
+      await server.exited;
+    });
+    const res = await fetch(`${server.baseUrl}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sign(key, "ES256")}`, "content-type": "application/json" },
+      body: '{"id": 7, "name": "Monstera"}',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ name: "Monstera" });
+    expect(jwks.hits()).toBe(1);
+  });
+});

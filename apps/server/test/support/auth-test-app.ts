@@ -1,0 +1,89 @@
+import { createHmac, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { createApp } from "../../src/app.js";
+import { createTokenVerifier } from "../../src/auth/create-token-verifier.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/logger.js";
+import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
+
+/** The app as main.ts wires it from these environment variables, on a real SQLite file in a temp folder. */
+export async function startConfiguredApp(env: Record<string, string>) {
+  const config = loadConfig(env);
+  const { verifier } = createTokenVerifier(config);
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-auth-"));
+  const databaseFile = join(dir, "plants.db");
+  const store = await SqlitePlantStore.open(databaseFile);
+  const app = createApp({
+    store,
+    verifier,
+    logger: createLogger("silent"),
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    requiredScopes: config.JWT_REQUIRED_SCOPE,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+  });
+  return {
+    app,
+    /** How many plants the database file holds, read through a separate connection. */
+    rowCount(): number {
+      const reader = new Database(databaseFile, { readonly: true });
+      try {
+        return (reader.prepare("SELECT count(*) AS n FROM plants").get() as { n: number }).n;
+      } finally {
+        reader.close();
+      }
+    },
+    async close() {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ConfiguredApp = Awaited<ReturnType<typeof startConfiguredApp>>;
+
+export type KeyKind = "rsa" | "rsa-pss" | "P-256" | "P-384" | "ed25519";
+
+/** A fresh key pair of the given kind with its public half as PEM and as a JWK carrying `kid`. */
+export function generateSigningKey(kind: KeyKind, kid = `key-${Math.random().toString(36).slice(2)}`) {
+  const pair =
+    kind === "rsa"
+      ? generateKeyPairSync("rsa", { modulusLength: 2048 })
+      : kind === "rsa-pss"
+        ? // jsonwebtoken signs PS256 only with a key restricted to SHA-256 and a 32-byte salt.
+          generateKeyPairSync("rsa-pss", { modulusLength: 2048, hashAlgorithm: "sha256", mgf1HashAlgorithm: "sha256", saltLength: 32 })
+        : kind === "ed25519"
+        ? generateKeyPairSync("ed25519")
+        : generateKeyPairSync("ec", { namedCurve: kind });
+  const publicKey: KeyObject = pair.publicKey;
+  return {
+    kid,
+    privateKey: pair.privateKey,
+    publicKey,
+    pem: publicKey.export({ type: "spki", format: "pem" }).toString(),
+    // A getter: Node cannot write an RSA-PSS key as a JWK, and those tests only need the PEM.
+    get jwk() {
+      return { ...publicKey.export({ format: "jwk" }), kid, use: "sig" } as Record<string, string>;
+    },
+  };
+}
+
+export type SigningKeyPair = ReturnType<typeof generateSigningKey>;
+
+const base64url = (value: object | Buffer) =>
+  (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString("base64url");
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** An HS256 token whose HMAC secret is `secret` verbatim: the algorithm-confusion attack when it is a public key. */
+export function hmacSignedToken(secret: string, payload: object, header: object = {}): string {
+  const signingInput = `${base64url({ alg: "HS256", typ: "JWT", ...header })}.${base64url(payload)}`;
+  return `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`;
+}
+
+/** An unsigned token (`alg: none`) with an empty signature. */
+export function unsignedToken(payload: object, header: object = {}): string {
+  return `${base64url({ alg: "none", typ: "JWT", ...header })}.${base64url(payload)}.`;
+}
