@@ -8,10 +8,9 @@ import { InsufficientScopeError } from "../http/http-errors.js";
  */
 export function grantedScopes(claims: JwtPayload): Set<string> {
   const granted = new Set<string>();
-  for (const value of [claims.scope, claims.scp]) {
-    const scopes = typeof value === "string" ? value.split(" ") : Array.isArray(value) ? value : [];
-    for (const scope of scopes) if (typeof scope === "string" && scope !== "") granted.add(scope);
-  }
+  const fromScope = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
+  const fromScp = typeof claims.scp === "string" ? claims.scp.split(" ") : Array.isArray(claims.scp) ? claims.scp : [];
+  for (const scope of [...fromScope, ...fromScp]) if (typeof scope === "string" && scope !== "") granted.add(scope);
   return granted;
 }
 
