@@ -52,8 +52,8 @@ export function generateSigningKey(kind: KeyKind, kid = `key-${Math.random().toS
     kind === "rsa"
       ? generateKeyPairSync("rsa", { modulusLength: 2048 })
       : kind === "rsa-pss"
-        ? // jsonwebtoken signs PS256 only with a key restricted to SHA-256 and a 32-byte salt.
-          generateKeyPairSync("rsa-pss", { modulusLength: 2048, hashAlgorithm: "sha256", mgf1HashAlgorithm: "sha256", saltLength: 32 })
+        ? // jsonwebtoken signs PS256 only with an RSA-PSS key restricted to SHA-256.
+          generateKeyPairSync("rsa-pss", { modulusLength: 2048, hashAlgorithm: "sha256", mgf1HashAlgorithm: "sha256" })
         : kind === "ed25519"
         ? generateKeyPairSync("ed25519")
         : generateKeyPairSync("ec", { namedCurve: kind });
