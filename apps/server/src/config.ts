@@ -47,7 +47,12 @@ const EnvSchema = z.object({
   JWT_ALGORITHMS: z.preprocess(emptyAsUndefined, algorithmList.optional()),
   JWT_REQUIRED_SCOPE: z.preprocess(
     emptyAsUndefined,
-    z.string().transform((value) => value.split(/\s+/).filter((scope) => scope !== "")).optional(),
+    z
+      .string()
+      // RFC 6749 scope tokens: printable ASCII without space, `"` or `\` (they are quoted in WWW-Authenticate).
+      .regex(/^[ \t\n\x21\x23-\x5B\x5D-\x7E]*$/, 'scopes are printable ASCII without " or \\')
+      .transform((value) => value.split(/\s+/).filter((scope) => scope !== ""))
+      .optional(),
   ),
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
   JWT_ISSUER: optionalString,

@@ -114,6 +114,7 @@ describe("identity provider configuration", () => {
       JWT_JWKS_REQUESTS_PER_MINUTE: 5,
       JWT_JWKS_CACHE_MAX_AGE_SECONDS: 60,
     });
+    expectConfigError({ JWT_REQUIRED_SCOPE: 'plants:"write"' }, "JWT_REQUIRED_SCOPE", /printable ASCII/);
     expectConfigError({ RATE_LIMIT_PER_MINUTE: "-1" }, "RATE_LIMIT_PER_MINUTE", /./);
     expectConfigError({ JWT_JWKS_REQUESTS_PER_MINUTE: "0" }, "JWT_JWKS_REQUESTS_PER_MINUTE", /./);
   });

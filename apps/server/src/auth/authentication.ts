@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import type { Logger } from "../logger.js";
 import { bearerAuth } from "./bearer-auth.js";
 import type { TokenVerifier } from "./jwt-verifier.js";
 import { requireScopes } from "./required-scope.js";
@@ -10,6 +11,7 @@ export interface AuthenticationOptions {
   requiredScopes?: readonly string[] | undefined;
   /** Requests per token subject per minute (RATE_LIMIT_PER_MINUTE); 0 or unset turns the limit off. */
   rateLimitPerMinute?: number | undefined;
+  logger?: Logger;
 }
 
 /** The checks a request passes before its body is read: a valid token (401), its scope (403), its rate (429). */
@@ -17,6 +19,6 @@ export function authentication(options: AuthenticationOptions): RequestHandler[]
   return [
     bearerAuth(options.verifier),
     ...(options.requiredScopes?.length ? [requireScopes(options.requiredScopes)] : []),
-    ...(options.rateLimitPerMinute ? [subjectRateLimit(options.rateLimitPerMinute)] : []),
+    ...(options.rateLimitPerMinute ? [subjectRateLimit(options.rateLimitPerMinute, options.logger)] : []),
   ];
 }

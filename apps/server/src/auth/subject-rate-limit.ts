@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { JwtPayload } from "jsonwebtoken";
 import { TooManyRequestsError } from "../http/http-errors.js";
+import type { Logger } from "../logger.js";
 
 const WINDOW_MS = 60_000;
 
@@ -15,8 +16,10 @@ function subjectKey(req: Request, claims: JwtPayload | undefined): string {
  * After bearerAuth: at most `limitPerMinute` requests per token subject in a fixed one-minute window,
  * then 429 with Retry-After. Counts live in this process's memory (express-rate-limit's MemoryStore).
  */
-export function subjectRateLimit(limitPerMinute: number): RequestHandler {
+export function subjectRateLimit(limitPerMinute: number, logger?: Logger): RequestHandler {
   return rateLimit({
+    // express-rate-limit's own warnings (e.g. about proxies) go to the JSON log, not to the console.
+    ...(logger !== undefined && { logger }),
     windowMs: WINDOW_MS,
     limit: limitPerMinute,
     keyGenerator: (req, res) => subjectKey(req, res.locals.claims as JwtPayload | undefined),
