@@ -148,6 +148,15 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     expect(jwks.hits()).toBe(0);
   });
 
+  it("refuses a token whose kid is not a string without fetching keys", async () => {
+    const key = generateSigningKey("rsa", "string-kid");
+    const jwks = await jwksServer([key.jwk]);
+    const t = await appFor(jwks);
+    const objectKid = jwt.sign(claims(), key.privateKey, { algorithm: "RS256", header: { alg: "RS256", kid: { $ne: 1 } as never } });
+    await expectInvalidToken(t, objectKid, /malformed/);
+    expect(jwks.hits()).toBe(0);
+  });
+
   it("refuses a token without kid when the set holds several keys", async () => {
     const first = generateSigningKey("rsa", "first");
     const jwks = await jwksServer([first.jwk, generateSigningKey("rsa", "second").jwk]);

@@ -52,7 +52,10 @@ export class JwksVerifier implements TokenVerifier {
   /** The token's claims, or an InvalidTokenError; a JWKS endpoint that cannot be reached is thrown as is. */
   async verify(token: string): Promise<jwt.JwtPayload> {
     const header = jwt.decode(token, { complete: true })?.header;
-    if (header === undefined) throw new InvalidTokenError("token is malformed");
+    // The header is not yet verified: a kid that is not a string must not reach the key cache.
+    if (header === undefined || (header.kid !== undefined && typeof header.kid !== "string")) {
+      throw new InvalidTokenError("token is malformed");
+    }
     // Refuse `none`, HMAC and anything else not allowed before the kid can cause a fetch.
     if (!(this.algorithms as readonly string[]).includes(header.alg)) {
       throw new InvalidTokenError("token algorithm is not accepted");
