@@ -4,13 +4,13 @@ import { developmentBanner, generateDevelopmentSecret } from "./auth/development
 import { JwtVerifier } from "./auth/jwt-verifier.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { openStore } from "./store/open-store.js";
+import { describeDatabase, openStore } from "./store/open-store.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const secret = config.JWT_SECRET ?? generateDevelopmentSecret();
-  const store = await openStore(config.DATABASE_URL);
+  const store = await openStore(config, logger);
   const verifier = new JwtVerifier({ secret, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const app = createApp({ store, verifier, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   server.on("listening", () => {
     const { address, port } = server.address() as AddressInfo;
     const baseUrl = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
-    logger.info({ url: baseUrl, database: config.DATABASE_URL }, "plant store listening");
+    logger.info({ url: baseUrl, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
     if (config.JWT_SECRET === undefined) {
       process.stdout.write(developmentBanner({ secret, baseUrl, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }));
     }

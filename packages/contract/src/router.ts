@@ -20,6 +20,7 @@ export const plantStoreContract = c.router(
           409: ErrorSchema,
           413: ErrorSchema,
           500: ErrorSchema,
+          503: ErrorSchema,
         },
       },
     },
