@@ -123,7 +123,11 @@ export class PostgresPlantStore implements PlantStore {
       this.inFlight += 1;
       this.writeBatch(batch.map((entry) => entry.plant))
         .then(
-          (outcomes) => batch.forEach((entry, index) => entry.resolve(outcomes[index]!)),
+          (outcomes) => {
+            batch.forEach((entry, index) => {
+              entry.resolve(outcomes[index]!);
+            });
+          },
           (error: unknown) => {
             const failure = classifyPostgresError(error);
             for (const entry of batch) entry.reject(failure);
