@@ -86,7 +86,7 @@ describePostgres("a PostgreSQL outage", () => {
           answers.push({
             id,
             status: res.status,
-            body: await res.json(),
+            body: (await res.json()) as Answer["body"],
             retryAfter: res.headers.get("retry-after"),
             ms: performance.now() - started,
             finishedAt: performance.now(),

@@ -83,6 +83,14 @@ describePostgres("the PostgreSQL store", () => {
     expect(await database.rows()).toHaveLength(1);
   });
 
+  it("an instance of an older build starts on a database a newer build migrated (rolling deploy, rollback)", async () => {
+    await (await open()).close();
+    stores.length = 0;
+    await database.query("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_build', now()::text)");
+    const older = await open();
+    expect(await older.create({ id: 3n, name: "served by the older build" })).toMatchObject({ kind: "created" });
+  });
+
   it("migrations wait for the advisory lock another instance holds, then run", async () => {
     const holder = await connect();
     await holder.query(`SELECT pg_advisory_lock(${KYSELY_MIGRATION_LOCK})`);

@@ -1,5 +1,5 @@
 import type { NewPlant, Plant } from "@plant-store/contract";
-import { Kysely, Migrator, PostgresDialect } from "kysely";
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../../logger.js";
 import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "../plant-store.js";
@@ -185,9 +185,26 @@ async function migrate(options: PostgresStoreOptions): Promise<void> {
   // apply each migration exactly once; the others wait, then find nothing left to do.
   const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
+    const newer = await migrationsNewerThanThisBuild(kysely);
+    if (newer.length > 0) {
+      // A rolling deploy (or a rollback) runs this build against a schema a newer one migrated.
+      // Migrations are kept backward compatible, so serve; Kysely would refuse with "corrupted migrations".
+      options.logger.warn({ migrations: newer }, "database schema is newer than this build; not migrating");
+      return;
+    }
     const { error } = await new Migrator({ db: kysely, provider: postgresMigrations }).migrateToLatest();
     if (error) throw error;
   } finally {
     await kysely.destroy();
   }
+}
+
+/** Applied migrations this build does not know, when every migration it does know is applied. */
+async function migrationsNewerThanThisBuild(kysely: Kysely<unknown>): Promise<string[]> {
+  const { rows } = await sql<{ exists: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS exists`.execute(kysely);
+  if (!rows[0]?.exists) return [];
+  const applied = (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(kysely)).rows.map((row) => row.name);
+  const known = Object.keys(await postgresMigrations.getMigrations());
+  const unknown = applied.filter((name) => !known.includes(name));
+  return known.every((name) => applied.includes(name)) ? unknown : [];
 }
