@@ -160,4 +160,28 @@ describePostgres("a PostgreSQL outage", () => {
       await store.close();
     }
   });
+
+  it("a silent partition (connections open, nothing answered) fails creates within the statement timeout plus 1 s, then heals", async () => {
+    const store = await PostgresPlantStore.open({
+      connectionString: urlThroughProxy(),
+      poolSize: 2,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      logger: createLogger("silent"),
+    });
+    try {
+      expect(await store.create({ id: 1n, name: "before" })).toMatchObject({ kind: "created" });
+      proxy.freeze();
+      const started = performance.now();
+      await expect(store.create({ id: 2n, name: "into the void" })).rejects.toBeInstanceOf(StoreUnavailableError);
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS);
+      expect(waited).toBeLessThan(ANSWER_BOUND_MS);
+      proxy.restore();
+      expect(await store.create({ id: 2n, name: "into the void" })).toMatchObject({ kind: expect.stringMatching(/created|replayed/) });
+      expect(await database.rows()).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
 });

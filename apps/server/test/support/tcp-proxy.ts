@@ -1,13 +1,15 @@
 import net from "node:net";
 
 /**
- * A TCP proxy on 127.0.0.1 in front of a real server, which a test can cut and restore. Cut resets
- * every open connection and black-holes new ones (accepted, never answered), the two ways a
- * database vanishes from a client's point of view.
+ * A TCP proxy on 127.0.0.1 in front of a real server, which a test can cut, freeze and restore. Cut
+ * resets every open connection; freeze leaves them open but stops forwarding (a silent partition);
+ * both black-hole new connections (accepted, never answered). These are the ways a database
+ * vanishes from a client's point of view.
  */
 export async function startTcpProxy(target: { host: string; port: number }) {
   let up = true;
   const open = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   const held = new Set<net.Socket>();
   const track = (socket: net.Socket, set: Set<net.Socket>) => {
     set.add(socket);
@@ -26,6 +28,9 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
     client.pipe(upstream).pipe(client);
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on("close", () => pairs.delete(pair));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -37,6 +42,15 @@ export async function startTcpProxy(target: { host: string; port: number }) {
   return {
     port,
     cut,
+    freeze() {
+      up = false;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
     restore() {
       up = true;
       for (const socket of held) socket.destroy();
