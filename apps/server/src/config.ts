@@ -63,6 +63,9 @@ const EnvSchema = z.object({
     z.coerce.number().int().min(1).default(1024 * 1024),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10_000)),
+  PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
+  PG_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
+  PG_CONNECT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2_000)),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

@@ -4,13 +4,13 @@ import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { openStore } from "./store/open-store.js";
+import { describeDatabase, openStore } from "./store/open-store.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const { verifier, developmentSecret } = createTokenVerifier(config);
-  const store = await openStore(config.DATABASE_URL);
+  const store = await openStore(config, logger);
   const app = createApp({
     store,
     verifier,
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   server.on("listening", () => {
     const { address, port } = server.address() as AddressInfo;
     const baseUrl = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
-    logger.info({ url: baseUrl, database: config.DATABASE_URL }, "plant store listening");
+    logger.info({ url: baseUrl, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
     if (developmentSecret !== undefined) {
       process.stdout.write(
         developmentBanner({ secret: developmentSecret, baseUrl, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),

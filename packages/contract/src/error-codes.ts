@@ -27,6 +27,8 @@ export const ErrorCode = {
   RateLimited: 42901,
   /** 500: an unexpected failure on the server; details are in its logs only. */
   InternalError: 50001,
+  /** 503: the store could not be reached in time; retry the same request (the id makes a retry safe). */
+  StoreUnavailable: 50301,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

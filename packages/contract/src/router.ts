@@ -22,6 +22,7 @@ export const plantStoreContract = c.router(
           413: ErrorSchema,
           429: ErrorSchema,
           500: ErrorSchema,
+          503: ErrorSchema,
         },
       },
     },

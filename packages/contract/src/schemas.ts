@@ -7,11 +7,16 @@ export const INT64_MAX = 2n ** 63n - 1n;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
+// PostgreSQL text cannot hold U+0000; refusing it here keeps every store's behaviour the same.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point of this pattern.
+const NO_NUL = /^[^\u0000]*$/;
+const NO_NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+
 /** A plant as the store returns it. */
 export const PlantSchema = extendApi(
   z.object({
-    name: z.string().describe("The name of the plant"),
-    tag: z.string().optional().describe("Tag that specifies the type of the plant"),
+    name: z.string().regex(NO_NUL, NO_NUL_MESSAGE).describe("The name of the plant"),
+    tag: z.string().regex(NO_NUL, NO_NUL_MESSAGE).optional().describe("Tag that specifies the type of the plant"),
   }),
   { title: "Plant" },
 );

@@ -63,7 +63,7 @@ describe("the OpenAPI document generated from the contract", () => {
     expect(createPlant?.responses["200"].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/Plant",
     });
-    for (const status of ["400", "401", "403", "409", "413", "429", "500"]) {
+    for (const status of ["400", "401", "403", "409", "413", "429", "500", "503"]) {
       expect(createPlant?.responses[status].content["application/json"].schema).toEqual({
         $ref: "#/components/schemas/Error",
       });

@@ -19,6 +19,12 @@ describe("NewPlantSchema", () => {
     expect(NewPlantSchema.safeParse({ id: 1n, name: 5 }).success).toBe(false);
     expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: null }).success).toBe(false);
   });
+
+  it("rejects U+0000 in a name or a tag, which PostgreSQL text cannot store, and keeps other characters", () => {
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a\u0000b" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: "\u0000" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "\u0001 tab\t 🌵", tag: "" }).success).toBe(true);
+  });
 });
 
 describe("ErrorCode", () => {

@@ -14,6 +14,7 @@ export const notFound: RequestHandler = (req, _res, next) => {
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const failure = err instanceof HttpError ? err : undefined;
   if (!failure) req.log.error({ err }, "unexpected failure");
+  else if (failure.status >= 500) req.log.warn({ err: failure.cause }, failure.message);
   if (res.headersSent) {
     res.destroy();
     return;

@@ -69,3 +69,11 @@ export class PayloadTooLargeError extends HttpError {
     super(413, ErrorCode.PayloadTooLarge, `request body is larger than the limit of ${limitBytes} bytes`);
   }
 }
+
+/** 503: the store is unreachable; the create may be retried as is (the id makes a retry safe). */
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string, retryAfterSeconds: number, cause?: unknown) {
+    super(503, ErrorCode.StoreUnavailable, message, { "Retry-After": String(retryAfterSeconds) });
+    this.cause = cause;
+  }
+}

@@ -1,14 +1,18 @@
 import { plantStoreContract } from "@plant-store/contract";
 import { initServer } from "@ts-rest/express";
-import { ConflictError } from "../http/http-errors.js";
+import { ConflictError, ServiceUnavailableError } from "../http/http-errors.js";
 import type { PlantStore } from "../store/plant-store.js";
+import { StoreUnavailableError } from "../store/store-unavailable.js";
 
 /** POST /plants: the contract's NewPlant in, the store's outcome out as the contract's Plant. */
 export function createPlantsRouter(store: PlantStore) {
   return initServer().router(plantStoreContract, {
     plants: {
       create: async ({ body }) => {
-        const outcome = await store.create(body);
+        const outcome = await store.create(body).catch((error: unknown) => {
+          if (!(error instanceof StoreUnavailableError)) throw error;
+          throw new ServiceUnavailableError("the store is unavailable; retry the same request", 1, error);
+        });
         if (outcome.kind === "conflict") {
           throw new ConflictError(`a plant with id ${body.id} already exists with a different name or tag`);
         }

@@ -12,7 +12,10 @@ export type CreateOutcome =
  * A create resolves only once the plant is durably committed.
  */
 export interface PlantStore {
+  /** Rejects with StoreUnavailableError when the store cannot be reached or does not answer in time. */
   create(plant: NewPlant): Promise<CreateOutcome>;
+  /** Whether the store answers a trivial query now, within a bounded time (for a readiness probe). */
+  ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 

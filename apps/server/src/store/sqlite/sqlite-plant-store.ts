@@ -81,6 +81,10 @@ export class SqlitePlantStore implements PlantStore {
     }
   };
 
+  async ready(): Promise<boolean> {
+    return this.db.open;
+  }
+
   async close(): Promise<void> {
     this.flush();
     this.db.close();

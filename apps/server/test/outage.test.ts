@@ -1,0 +1,187 @@
+import { ErrorCode } from "@plant-store/contract";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { mintToken } from "../src/auth/mint-token.js";
+import { createLogger } from "../src/logger.js";
+import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
+import { StoreUnavailableError } from "../src/store/store-unavailable.js";
+import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
+import { TEST_SECRET } from "./support/test-server.js";
+
+// Short timeouts keep the outage test quick; the bound on any answer follows from them:
+// a connect attempt (500 ms) or a statement (1000 ms + 1000 ms on the client) per batch, plus the
+// batch ahead of it in the queue, plus scheduling on a shared machine.
+const CONNECT_TIMEOUT_MS = 500;
+const STATEMENT_TIMEOUT_MS = 1_000;
+const ANSWER_BOUND_MS = 6_000;
+const WORKERS = 8;
+
+interface Answer {
+  id: number;
+  status: number;
+  body: { error?: number; message?: string; name?: string };
+  retryAfter: string | null;
+  ms: number;
+  finishedAt: number;
+  phase: "before" | "down" | "after";
+}
+
+describePostgres("a PostgreSQL outage", () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    proxy = await startTcpProxy({ host: database.host, port: database.port });
+  });
+  afterEach(async () => {
+    await proxy.close();
+    await database.drop();
+  });
+  const urlThroughProxy = () => `postgres://postgres@127.0.0.1:${proxy.port}/${database.name}`;
+
+  it("is answered with 503 StoreUnavailable in bounded time, heals by itself when the database returns, and loses no acknowledged plant", async () => {
+    const server: ServerProcess = await startServerProcess({
+      DATABASE_URL: urlThroughProxy(),
+      JWT_SECRET: TEST_SECRET,
+      PG_POOL_SIZE: "4",
+      PG_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      LOG_LEVEL: "info",
+    });
+    try {
+      const token = mintToken({ secret: TEST_SECRET });
+      const create = (id: number) =>
+        fetch(`${server.baseUrl}/plants`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body: `{"id": ${id}, "name": "plant ${id}"}`,
+        });
+
+      const answers: Answer[] = [];
+      let phase: Answer["phase"] = "before";
+      let nextId = 1;
+      let stop = false;
+      let onAnswer = () => {};
+      /** Resolves once enough answers of a kind have arrived; fails the test if they never do. */
+      const waitFor = (what: string, done: () => boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 20_000);
+          onAnswer = () => {
+            if (!done()) return;
+            clearTimeout(timer);
+            resolve();
+          };
+          onAnswer();
+        });
+      const count = (inPhase: Answer["phase"], status: number) =>
+        answers.filter((answer) => answer.phase === inPhase && answer.status === status).length;
+
+      const workers = Array.from({ length: WORKERS }, async () => {
+        while (!stop) {
+          const id = nextId++;
+          const sentIn = phase;
+          const started = performance.now();
+          const res = await create(id);
+          answers.push({
+            id,
+            status: res.status,
+            body: (await res.json()) as Answer["body"],
+            retryAfter: res.headers.get("retry-after"),
+            ms: performance.now() - started,
+            finishedAt: performance.now(),
+            phase: sentIn,
+          });
+          onAnswer();
+        }
+      });
+
+      await waitFor("200s before the cut", () => count("before", 200) >= 150);
+      phase = "down";
+      const cutAt = performance.now();
+      proxy.cut();
+      await waitFor("503s during the outage", () => count("down", 503) >= 40);
+      phase = "after";
+      proxy.restore();
+      await waitFor("200s after the database returned", () => count("after", 200) >= 150);
+      stop = true;
+      await Promise.all(workers);
+
+      // Only 200 and 503, every 503 an Error body with the contract's code, every answer in bounded time.
+      expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 503]));
+      for (const answer of answers.filter((a) => a.status === 503)) {
+        expect(answer.body).toEqual({ error: ErrorCode.StoreUnavailable, message: expect.any(String) });
+        expect(answer.retryAfter).toBe("1");
+      }
+      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_BOUND_MS);
+      expect(answers.filter((a) => a.finishedAt < cutAt).every((a) => a.status === 200)).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+
+      // Every acknowledged plant is stored.
+      const stored = new Set((await database.rows()).map((row) => Number(row.id)));
+      const acknowledged = answers.filter((answer) => answer.status === 200).map((answer) => answer.id);
+      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+
+      // A 503 left the outcome unknown; retrying the same body settles it with 200 (new or replayed).
+      const unavailable = answers.filter((answer) => answer.status === 503).map((answer) => answer.id);
+      const retries = await Promise.all(unavailable.map((id) => create(id).then((res) => res.status)));
+      expect(retries.every((status) => status === 200)).toBe(true);
+      expect((await database.rows()).length).toBe(acknowledged.length + unavailable.length);
+
+      const worst = Math.max(...answers.filter((a) => a.phase === "down").map((a) => a.ms));
+      console.info(
+        `outage: ${acknowledged.length} acknowledged, ${unavailable.length} answered 503 (slowest ${worst.toFixed(0)} ms), all retries 200`,
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  }, 60_000);
+
+  it("the store's readiness check answers false within the connect timeout while the database is cut, and true again after", async () => {
+    const store = await PostgresPlantStore.open({
+      connectionString: urlThroughProxy(),
+      poolSize: 2,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      logger: createLogger("silent"),
+    });
+    try {
+      expect(await store.ready()).toBe(true);
+      proxy.cut();
+      const started = performance.now();
+      expect(await store.ready()).toBe(false);
+      expect(performance.now() - started).toBeLessThan(ANSWER_BOUND_MS);
+      await expect(store.create({ id: 1n, name: "while down" })).rejects.toBeInstanceOf(StoreUnavailableError);
+      proxy.restore();
+      expect(await store.ready()).toBe(true);
+      expect(await store.create({ id: 1n, name: "while down" })).toMatchObject({ kind: "created" });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a silent partition (connections open, nothing answered) fails creates within the statement timeout plus 1 s, then heals", async () => {
+    const store = await PostgresPlantStore.open({
+      connectionString: urlThroughProxy(),
+      poolSize: 2,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      logger: createLogger("silent"),
+    });
+    try {
+      expect(await store.create({ id: 1n, name: "before" })).toMatchObject({ kind: "created" });
+      proxy.freeze();
+      const started = performance.now();
+      await expect(store.create({ id: 2n, name: "into the void" })).rejects.toBeInstanceOf(StoreUnavailableError);
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS);
+      expect(waited).toBeLessThan(ANSWER_BOUND_MS);
+      proxy.restore();
+      expect(await store.create({ id: 2n, name: "into the void" })).toMatchObject({ kind: expect.stringMatching(/created|replayed/) });
+      expect(await database.rows()).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
