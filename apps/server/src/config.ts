@@ -23,6 +23,15 @@ const EnvSchema = z.object({
     z.coerce.number().int().min(1).default(1024 * 1024),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10_000)),
+  // Comma-separated browser origins allowed to call the API, e.g. "https://app.example.com".
+  CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default("")
+      .transform((value) => value.split(",").map((origin) => origin.trim()).filter(Boolean))
+      .pipe(z.array(z.string().url("must be a comma-separated list of origins like https://app.example.com"))),
+  ),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const secret = config.JWT_SECRET ?? generateDevelopmentSecret();
   const store = await openStore(config.DATABASE_URL);
   const verifier = new JwtVerifier({ secret, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-  const app = createApp({ store, verifier, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const app = createApp({ store, verifier, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, corsOrigins: config.CORS_ORIGINS });
 
   const server = app.listen(config.PORT, config.HOST);
   server.on("error", (error) => {
