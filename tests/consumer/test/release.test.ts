@@ -8,6 +8,8 @@ import { type RunningServer, startServer } from "../support/server-process.js";
 import { type Registry, startVerdaccio } from "../support/verdaccio.js";
 
 const PUBLISHED = ["@plant-store/contract", "@plant-store/client"];
+// Where dependencies come from: the registry this run of pnpm uses. Only publishing goes to Verdaccio.
+const upstreamRegistry = process.env.npm_config_registry || "https://registry.npmjs.org/";
 const repoRoot = execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: import.meta.dirname, encoding: "utf8" }).trim();
 
 let work: ReturnType<typeof tempFolder>;
@@ -37,9 +39,8 @@ beforeAll(async () => {
   writeFileSync(userconfig, "");
   const env = { npm_config_userconfig: userconfig, npm_config_registry: registry.url, TURBO_TELEMETRY_DISABLED: "1" };
 
-  // Dependencies come from the public registry's packages already in pnpm's store; only publishing goes to Verdaccio.
-  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline", "--registry=https://registry.npmjs.org/"], env);
-  await pnpmInClone(["run", "version-packages"], { ...env, npm_config_registry: "https://registry.npmjs.org/" });
+  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline"], { ...env, npm_config_registry: upstreamRegistry });
+  await pnpmInClone(["run", "version-packages"], { ...env, npm_config_registry: upstreamRegistry });
   releasedVersion = JSON.parse(readFileSync(join(clone, "packages/client/package.json"), "utf8")).version;
   await pnpmInClone(["run", "build"], env);
   // The release script's publish step (its test step is this suite, which would recurse).
