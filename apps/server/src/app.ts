@@ -3,6 +3,7 @@ import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { authentication } from "./auth/authentication.js";
 import type { TokenVerifier } from "./auth/jwt-verifier.js";
+import { corsAllowlist } from "./http/cors.js";
 import { errorHandler, notFound } from "./http/error-handler.js";
 import { BadRequestError } from "./http/http-errors.js";
 import { jsonBody } from "./http/json-body.js";
@@ -22,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes: number;
+  /** Browser origins allowed by CORS; none when absent. */
+  corsOrigins?: readonly string[];
 }
 
 /** The Express app serving the contract; it never listens, so tests drive it without a port. */
@@ -31,6 +34,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Nobody caches a create's response; hashing every body for an ETag is wasted work.
   app.set("etag", false);
   app.use(requestLogging(deps.logger));
+  if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
 
   createExpressEndpoints(plantStoreContract, createPlantsRouter(deps.store), app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.

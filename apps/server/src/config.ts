@@ -66,6 +66,15 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
   PG_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
   PG_CONNECT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2_000)),
+  // Comma-separated browser origins allowed to call the API, e.g. "https://app.example.com".
+  CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default("")
+      .transform((value) => value.split(",").map((origin) => origin.trim()).filter(Boolean))
+      .pipe(z.array(z.string().url("must be a comma-separated list of origins like https://app.example.com"))),
+  ),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

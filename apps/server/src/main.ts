@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     requiredScopes: config.JWT_REQUIRED_SCOPE,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    corsOrigins: config.CORS_ORIGINS,
   });
 
   const server = app.listen(config.PORT, config.HOST);

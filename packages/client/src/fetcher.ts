@@ -1,20 +1,82 @@
 import type { ApiFetcher } from "@ts-rest/core";
+import { backoffDelay, isRetriedStatus, type RetryPolicy, retryAfterMs, wait } from "./retry-policy.js";
 import { serializeBody } from "./serialize-body.js";
+import type { TokenSource } from "./token-source.js";
 
+/** The shape of `fetch` the client calls: the global one, or one you inject. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
-/** A ts-rest fetcher that sends the body losslessly and adds a fresh bearer token to each request. */
-export function createFetcher(fetchFn: FetchFunction, getToken: () => Promise<string>): ApiFetcher {
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/**
+ * A ts-rest fetcher that sends the body losslessly with a fresh bearer token per attempt, refreshes the
+ * token once after a 401, and retries network errors, 429 and 503 with backoff or the server's Retry-After.
+ */
+export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, policy: RetryPolicy): ApiFetcher {
   return async ({ path, method, headers, rawBody, fetchOptions }) => {
-    const token = await getToken();
-    const response = await fetchFn(path, {
-      ...fetchOptions,
-      method,
-      headers: { ...headers, authorization: `Bearer ${token}` },
-      ...(rawBody !== undefined && { body: serializeBody(rawBody) }),
-    });
-    const isJson = /\bjson\b/i.test(response.headers.get("content-type") ?? "");
-    const body: unknown = isJson ? await response.json() : await response.text();
-    return { status: response.status, body, headers: response.headers };
+    // The client always passes the call's deadline signal.
+    const signal = fetchOptions?.signal as AbortSignal;
+    const body = rawBody === undefined ? undefined : serializeBody(rawBody);
+    let retriesDone = 0;
+    let refreshedToken: string | undefined;
+    let refreshed = false;
+
+    for (;;) {
+      const token = refreshedToken ?? (await tokens.current());
+      refreshedToken = undefined;
+      let response: Response;
+      try {
+        response = await fetchFn(path, {
+          method,
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          signal,
+          ...(body !== undefined && { body }),
+        });
+      } catch (error) {
+        // An abort (the caller's or the timeout) is final; anything else is a network failure.
+        if (signal.aborted) throw signal.reason;
+        if (retriesDone >= policy.retries) throw error;
+        await wait(backoffDelay(policy, retriesDone++), signal);
+        continue;
+      }
+
+      if (response.status === 401 && !refreshed) {
+        const next = tokens.refresh();
+        if (next !== undefined) {
+          refreshed = true;
+          await discard(response);
+          refreshedToken = await next;
+          continue;
+        }
+      }
+
+      if (isRetriedStatus(response.status) && retriesDone < policy.retries) {
+        const delay = retryAfterMs(response.headers.get("retry-after")) ?? backoffDelay(policy, retriesDone);
+        if (delay <= policy.maxRetryDelayMs) {
+          await discard(response);
+          retriesDone++;
+          await wait(delay, signal);
+          continue;
+        }
+      }
+
+      try {
+        return { status: response.status, body: await readBody(response), headers: response.headers };
+      } catch (error) {
+        throw signal.aborted ? signal.reason : error;
+      }
+    }
   };
 }

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPlantStoreClient } from "../src/index.js";
+import { createPlantStoreClient, ErrorCode, PlantStoreApiError, PlantStoreTimeoutError } from "../src/index.js";
 
 interface Received {
   method: string;
@@ -9,13 +9,23 @@ interface Received {
   headers: IncomingMessage["headers"];
   body: string;
 }
+type Answer = (res: ServerResponse) => void;
 
-// A real HTTP peer on loopback that records what the client sent and answers like the server would.
+const ok: Answer = (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"name":"Fern"}');
+const status =
+  (code: number, headers: Record<string, string> = {}, body = { error: code * 100 + 1, message: `status ${code}` }): Answer =>
+  (res) =>
+    res.writeHead(code, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+const never: Answer = () => undefined;
+
+// A real HTTP peer on loopback that records what the client sent and answers from a script (then 200s).
 let server: Server;
 let baseUrl: string;
 let received: Received[];
+let script: Answer[];
 beforeEach(async () => {
   received = [];
+  script = [];
   server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => {
@@ -23,13 +33,14 @@ beforeEach(async () => {
     });
     req.on("end", () => {
       received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-      res.writeHead(200, { "content-type": "application/json" }).end('{"name":"Fern"}');
+      (script.shift() ?? ok)(res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterEach(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -76,12 +87,177 @@ describe("createPlantStoreClient", () => {
     expect(seen).toEqual([`POST ${baseUrl}/plants`]);
   });
 
-  it("passes an AbortSignal through", async () => {
-    const client = createPlantStoreClient({ baseUrl, token: "abc" });
-    await expect(client.plants.create({ id: 1, name: "a" }, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
-  });
-
   it("needs a token or getToken", () => {
     expect(() => createPlantStoreClient({ baseUrl })).toThrow(/token/);
+  });
+});
+
+describe("results and errors", () => {
+  it("create resolves with a declared error status as a typed result", async () => {
+    script.push(status(409, {}, { error: ErrorCode.PlantIdConflict, message: "id 1 exists" }));
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    const result = await client.plants.create({ id: 1, name: "a" });
+    expect(result.status).toBe(409);
+    if (result.status === 409) expect(result.body.error).toBe(ErrorCode.PlantIdConflict);
+  });
+
+  it("createOrThrow resolves with the Plant on 200 and throws PlantStoreApiError with status, code name and message otherwise", async () => {
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    expect(await client.plants.createOrThrow({ id: 1, name: "Fern" })).toEqual({ name: "Fern" });
+    script.push(status(409, {}, { error: ErrorCode.PlantIdConflict, message: "id 1 exists" }));
+    const error = await client.plants.createOrThrow({ id: 1, name: "Rose" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlantStoreApiError);
+    expect(error).toMatchObject({ status: 409, code: "PlantIdConflict", errorCode: 40901, message: "id 1 exists" });
+  });
+
+  it("a status the contract does not declare rejects with PlantStoreApiError", async () => {
+    script.push(status(403, {}, { error: 40301, message: "forbidden" }));
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    const error = await client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "PlantStoreApiError", status: 403, code: undefined, message: "forbidden" });
+    expect(received).toHaveLength(1);
+  });
+});
+
+describe("token refresh", () => {
+  it("after a 401 calls getToken once with forceRefresh and retries once with the new token", async () => {
+    script.push(status(401));
+    const requests: boolean[] = [];
+    const client = createPlantStoreClient({
+      baseUrl,
+      getToken: ({ forceRefresh }) => {
+        requests.push(forceRefresh);
+        return forceRefresh ? "fresh" : "stale";
+      },
+    });
+    expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(200);
+    expect(requests).toEqual([false, true]);
+    expect(received.map((r) => r.headers.authorization)).toEqual(["Bearer stale", "Bearer fresh"]);
+  });
+
+  it("a second 401 after the refresh is returned, not retried again", async () => {
+    script.push(status(401), status(401));
+    const client = createPlantStoreClient({ baseUrl, getToken: () => "bad" });
+    expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(401);
+    expect(received).toHaveLength(2);
+  });
+
+  it("concurrent calls that all get 401 share one refresh", async () => {
+    script.push(status(401), status(401), status(401));
+    let refreshes = 0;
+    const client = createPlantStoreClient({
+      baseUrl,
+      getToken: async ({ forceRefresh }) => {
+        if (!forceRefresh) return "stale";
+        refreshes++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return "fresh";
+      },
+    });
+    const results = await Promise.all([1, 2, 3].map((id) => client.plants.create({ id, name: "a" })));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(refreshes).toBe(1);
+  });
+
+  it("a fixed token is not retried after a 401", async () => {
+    script.push(status(401));
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(401);
+    expect(received).toHaveLength(1);
+  });
+});
+
+describe("retries", () => {
+  it("retries a 503 and a 429, honouring Retry-After, and asks getToken per attempt", async () => {
+    script.push(status(503, { "retry-after": "0" }), status(429, { "retry-after": "0" }));
+    let calls = 0;
+    const client = createPlantStoreClient({ baseUrl, getToken: () => `t${++calls}`, retries: 2 });
+    expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(200);
+    expect(received.map((r) => r.headers.authorization)).toEqual(["Bearer t1", "Bearer t2", "Bearer t3"]);
+    expect(new Set(received.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("waits at least the Retry-After seconds before the retry", async () => {
+    script.push(status(503, { "retry-after": "1" }));
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    const started = performance.now();
+    await client.plants.create({ id: 1, name: "a" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it("gives up after `retries` and rejects with the last 503 as PlantStoreApiError", async () => {
+    script.push(...[1, 2, 3].map(() => status(503, {}, { error: 50301, message: "busy" })));
+    const client = createPlantStoreClient({ baseUrl, token: "abc", retries: 2, retryDelayMs: 1 });
+    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toMatchObject({ status: 503, message: "busy" });
+    expect(received).toHaveLength(3);
+  });
+
+  it("does not wait for a Retry-After longer than maxRetryDelayMs", async () => {
+    script.push(status(429, { "retry-after": "3600" }));
+    const client = createPlantStoreClient({ baseUrl, token: "abc", maxRetryDelayMs: 1000 });
+    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toMatchObject({ status: 429 });
+    expect(received).toHaveLength(1);
+  });
+
+  it.each([400, 403, 409, 500])("never retries a %i", async (code) => {
+    script.push(status(code));
+    const client = createPlantStoreClient({ baseUrl, token: "abc", retryDelayMs: 1 });
+    await client.plants.create({ id: 1, name: "a" }).catch(() => undefined);
+    expect(received).toHaveLength(1);
+  });
+
+  it("retries a network error (connection refused) and rejects with it after the last retry", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    let attempts = 0;
+    const client = createPlantStoreClient({
+      baseUrl: deadUrl,
+      getToken: () => `t${++attempts}`,
+      retries: 2,
+      retryDelayMs: 1,
+    });
+    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toThrow(TypeError);
+    expect(attempts).toBe(3);
+  });
+});
+
+describe("timeouts and abort", () => {
+  it("rejects with PlantStoreTimeoutError when the server does not answer within timeoutMs", async () => {
+    script.push(never);
+    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 100 });
+    const error = await client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlantStoreTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 100 });
+  });
+
+  it("the timeout also cuts a retry wait short", async () => {
+    script.push(status(503, { "retry-after": "5" }));
+    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 100 });
+    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toBeInstanceOf(PlantStoreTimeoutError);
+    expect(received).toHaveLength(1);
+  });
+
+  it("a per-call timeoutMs overrides the client's", async () => {
+    script.push(never);
+    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 60_000 });
+    await expect(client.plants.create({ id: 1, name: "a" }, { timeoutMs: 50 })).rejects.toMatchObject({ timeoutMs: 50 });
+  });
+
+  it("rejects with the signal's reason when the caller aborts", async () => {
+    script.push(never);
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    const controller = new AbortController();
+    const call = client.plants.create({ id: 1, name: "a" }, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort(new Error("user left"));
+    await expect(call).rejects.toThrow("user left");
+  });
+
+  it("an already-aborted signal sends nothing", async () => {
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    await expect(client.plants.create({ id: 1, name: "a" }, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    expect(received).toHaveLength(0);
   });
 });

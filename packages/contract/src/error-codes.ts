@@ -31,7 +31,9 @@ export const ErrorCode = {
   StoreUnavailable: 50301,
 } as const;
 
+/** The name of an error code, e.g. `"PlantIdConflict"`. */
 export type ErrorCodeName = keyof typeof ErrorCode;
+/** A numeric error code, e.g. 40901. */
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 
 const namesByCode = new Map<number, ErrorCodeName>(

@@ -47,6 +47,9 @@ export const ErrorSchema = extendApi(
   { title: "Error" },
 );
 
+/** A plant as the store returns it: `name` and an optional `tag`. */
 export type Plant = z.infer<typeof PlantSchema>;
+/** The body of POST /plants: a Plant plus its int64 `id` as a bigint. */
 export type NewPlant = z.infer<typeof NewPlantSchema>;
+/** The body of every failure: `{ error: <code from ErrorCode>, message }`. */
 export type ApiError = z.infer<typeof ErrorSchema>;

@@ -16,6 +16,7 @@ export interface TestServerOptions {
   bodyLimitBytes?: number;
   /** Reuse an existing database file (to test persistence across restarts). */
   databaseFile?: string;
+  corsOrigins?: string[];
 }
 
 /** A real app on a real SQLite file in a fresh temp folder; `close()` removes everything. */
@@ -29,6 +30,7 @@ export async function startTestApp(options: TestServerOptions = {}) {
     verifier,
     logger: createLogger("silent"),
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    corsOrigins: options.corsOrigins,
   });
   const token = mintToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
 

@@ -1,0 +1,32 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** Why the browser tests cannot run here, or undefined when they can. With CI=true a missing Chromium fails instead. */
+export function chromiumUnavailable(): string | undefined {
+  if (existsSync(CHROMIUM_PATH)) return undefined;
+  if (process.env.CI === "true") throw new Error(`CI=true but ${CHROMIUM_PATH} is missing (.ci/run installs Debian's chromium)`);
+  return `skipped: ${CHROMIUM_PATH} not found (install Debian's chromium to run the browser test)`;
+}
+
+/** Launches Debian's headless Chromium; playwright gives it a throwaway profile and removes it on close. */
+export async function launchChromium(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    browser,
+    close: () => browser.close(),
+  };
+}
