@@ -18,9 +18,9 @@ export interface PlantStoreClient {
   plants: {
     /**
      * POST /plants: creates a plant and resolves with the response for any status the contract declares
-     * (200, 400, 401, 409, 413, 500). An identical repeat of the same id also answers 200, so retrying is safe.
-     * Rejects with {@link PlantStoreApiError} for a status the contract does not declare (e.g. a 503 after
-     * the last retry), with {@link PlantStoreTimeoutError} when `timeoutMs` runs out, with the signal's
+     * (200, 400, 401, 403, 409, 413, 429, 500, 503). An identical repeat of the same id also answers 200, so
+     * retrying is safe. Rejects with {@link PlantStoreApiError} for a status the contract does not declare
+     * (e.g. a 502 from a proxy), with {@link PlantStoreTimeoutError} when `timeoutMs` runs out, with the signal's
      * reason when aborted, and with the fetch error when the network fails after the last retry.
      */
     create(plant: NewPlantInput, options?: CallOptions): Promise<CreatePlantResult>;

@@ -111,10 +111,10 @@ describe("results and errors", () => {
   });
 
   it("a status the contract does not declare rejects with PlantStoreApiError", async () => {
-    script.push(status(403, {}, { error: 40301, message: "forbidden" }));
+    script.push(status(502, {}, { error: 50201, message: "bad gateway" }));
     const client = createPlantStoreClient({ baseUrl, token: "abc" });
     const error = await client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: "PlantStoreApiError", status: 403, code: undefined, message: "forbidden" });
+    expect(error).toMatchObject({ name: "PlantStoreApiError", status: 502, code: undefined, message: "bad gateway" });
     expect(received).toHaveLength(1);
   });
 });
@@ -185,17 +185,24 @@ describe("retries", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(990);
   });
 
-  it("gives up after `retries` and rejects with the last 503 as PlantStoreApiError", async () => {
-    script.push(...[1, 2, 3].map(() => status(503, {}, { error: 50301, message: "busy" })));
+  it("gives up after `retries` and returns the last 503 (createOrThrow rejects with it)", async () => {
+    script.push(...[1, 2, 3, 4, 5, 6].map(() => status(503, {}, { error: 50301, message: "busy" })));
     const client = createPlantStoreClient({ baseUrl, token: "abc", retries: 2, retryDelayMs: 1 });
-    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toMatchObject({ status: 503, message: "busy" });
+    const result = await client.plants.create({ id: 1, name: "a" });
+    expect(result).toMatchObject({ status: 503, body: { error: 50301, message: "busy" } });
     expect(received).toHaveLength(3);
+    await expect(client.plants.createOrThrow({ id: 1, name: "a" })).rejects.toMatchObject({
+      name: "PlantStoreApiError",
+      status: 503,
+      code: "StoreUnavailable",
+    });
+    expect(received).toHaveLength(6);
   });
 
   it("does not wait for a Retry-After longer than maxRetryDelayMs", async () => {
     script.push(status(429, { "retry-after": "3600" }));
     const client = createPlantStoreClient({ baseUrl, token: "abc", maxRetryDelayMs: 1000 });
-    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toMatchObject({ status: 429 });
+    expect(await client.plants.create({ id: 1, name: "a" })).toMatchObject({ status: 429 });
     expect(received).toHaveLength(1);
   });
 
