@@ -1,9 +1,46 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+/** A comma-separated list of exact origins (scheme://host[:port]); "*" is refused so the allowlist stays one. */
+function parseOrigins(value: string, ctx: z.RefinementCtx): string[] {
+  const origins = value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "");
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || parsed.origin !== origin) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${origin}" is not an origin like https://app.example.com` });
+    }
+  }
+  return origins;
+}
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** Express's `trust proxy`: true/false, a hop count, or a comma-separated list of addresses/subnets. */
+function parseTrustProxy(value: string, ctx: z.RefinementCtx): boolean | number | string {
+  if (value === "true" || value === "false") return value === "true";
+  if (/^\d+$/.test(value)) return Number(value);
+  for (const entry of value.split(",").map((part) => part.trim())) {
+    const [address = "", prefix] = entry.split("/");
+    const validPrefix = prefix === undefined || /^\d{1,3}$/.test(prefix);
+    if (!PROXY_NAMES.has(entry) && !(isIP(address) !== 0 && validPrefix)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `"${entry}" is not true, false, a hop count, loopback/linklocal/uniquelocal or an address/subnet`,
+      });
+    }
+  }
+  return value;
+}
 
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
@@ -23,6 +60,11 @@ const EnvSchema = z.object({
     z.coerce.number().int().min(1).default(1024 * 1024),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10_000)),
+  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
+  CORS_ORIGINS: z.preprocess(emptyAsUndefined, z.string().default("").transform(parseOrigins)),
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
+  METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: optionalString,
 });
 
 export type Config = z.infer<typeof EnvSchema>;

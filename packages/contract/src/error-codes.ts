@@ -23,6 +23,8 @@ export const ErrorCode = {
   PayloadTooLarge: 41301,
   /** 500: an unexpected failure on the server; details are in its logs only. */
   InternalError: 50001,
+  /** 503: the server is shutting down or its store is unreachable (GET /readyz). */
+  ServiceUnavailable: 50301,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -47,3 +47,10 @@ export class PayloadTooLargeError extends HttpError {
     super(413, ErrorCode.PayloadTooLarge, `request body is larger than the limit of ${limitBytes} bytes`);
   }
 }
+
+/** 503: the server cannot take traffic right now (shutting down, or its store is unreachable). */
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string) {
+    super(503, ErrorCode.ServiceUnavailable, message);
+  }
+}

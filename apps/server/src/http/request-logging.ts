@@ -1,11 +1,23 @@
 import { randomUUID } from "node:crypto";
+import type { Request } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
+import { routeLabel } from "./route-label.js";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** One JSON log line per request with its id (an incoming X-Request-Id is kept, else a new UUID). */
+/** The URL without its query string: a query could carry a token (`?access_token=`) and logs must not. */
+function pathOnly(url: string | undefined): string | undefined {
+  return url?.split("?", 1)[0];
+}
+
+/**
+ * One JSON log line per request: its id (an incoming X-Request-Id is kept, else a new UUID, echoed in the
+ * response), method, path, matched route, status and latency. Headers are never logged, so neither is
+ * the bearer token; the logger redacts them as a second line of defence.
+ */
 export function requestLogging(logger: Logger) {
+  const withRoute = (req: Request, _res: unknown, fields: object) => ({ ...fields, route: routeLabel(req) });
   return pinoHttp({
     logger,
     genReqId: (req, res) => {
@@ -14,8 +26,11 @@ export function requestLogging(logger: Logger) {
       res.setHeader("X-Request-Id", id);
       return id;
     },
+    customAttributeKeys: { responseTime: "latencyMs" },
+    customSuccessObject: (req, res, fields) => withRoute(req as Request, res, fields),
+    customErrorObject: (req, res, _error, fields) => withRoute(req as Request, res, fields),
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req) => ({ id: req.id, method: req.method, url: pathOnly(req.url) }),
       res: (res) => ({ statusCode: res.statusCode }),
     },
   });

@@ -13,6 +13,8 @@ export type CreateOutcome =
  */
 export interface PlantStore {
   create(plant: NewPlant): Promise<CreateOutcome>;
+  /** Resolves when the store can serve a query right now; rejects when it cannot (for GET /readyz). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
