@@ -13,7 +13,7 @@ function pathOnly(url: string | undefined): string | undefined {
 
 /**
  * One JSON log line per request: its id (an incoming X-Request-Id is kept, else a new UUID, echoed in the
- * response), method, path, matched route, status and latency. Headers are never logged, so neither is
+ * response), method, path, client address, matched route, status and latency. Headers are never logged, so neither is
  * the bearer token; the logger redacts them as a second line of defence.
  */
 export function requestLogging(logger: Logger) {
@@ -30,7 +30,8 @@ export function requestLogging(logger: Logger) {
     customSuccessObject: (req, res, fields) => withRoute(req as Request, res, fields),
     customErrorObject: (req, res, _error, fields) => withRoute(req as Request, res, fields),
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: pathOnly(req.url) }),
+      // remoteAddress is Express's req.ip: the client's address as TRUST_PROXY lets X-Forwarded-For tell it.
+      req: (req) => ({ id: req.id, method: req.method, url: pathOnly(req.url), remoteAddress: (req.raw as Request).ip }),
       res: (res) => ({ statusCode: res.statusCode }),
     },
   });
