@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { buildOpenApiDocument } from "@plant-store/contract/openapi";
 import { Router } from "express";
 
@@ -12,6 +12,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Plant Store API reference</title>
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
   <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>
@@ -41,9 +42,10 @@ export function apiDocsRoutes(): Router {
   router.get("/docs/init.js", (_req, res) => {
     res.type("js").send(INIT);
   });
-  for (const asset of ["swagger-ui.css", "swagger-ui-bundle.js"]) {
+  for (const asset of ["swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"]) {
     router.get(`/docs/${asset}`, (_req, res, next) => {
-      res.sendFile(join(swaggerUiDir, asset), { maxAge: "1h" }, (error) => error && next(error));
+      // root keeps the dot-file check to the asset name: the package itself lives under node_modules/.pnpm.
+      res.sendFile(asset, { root: swaggerUiDir, maxAge: "1h" }, (error) => error && next(error));
     });
   }
   return router;
