@@ -18,7 +18,6 @@ async function main(): Promise<void> {
   const verifier = new JwtVerifier({ secret, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const metrics = createMetrics();
   const lifecycle = new Lifecycle();
-  const separateMetrics = config.METRICS_PORT !== undefined;
   const app = createApp({
     store,
     verifier,
@@ -28,7 +27,7 @@ async function main(): Promise<void> {
     lifecycle,
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: config.TRUST_PROXY,
-    serveMetrics: !separateMetrics,
+    serveMetrics: config.METRICS_PORT === undefined,
   });
 
   const server = app.listen(config.PORT, config.HOST);

@@ -43,7 +43,7 @@ function linksLeaving(dir: string): string[] {
   return leaving;
 }
 
-describe("the deploy artifact", () => {
+describe("the deploy artifact", { timeout: 30_000 }, () => {
   let target: string;
   let server: ServerProcess | undefined;
 

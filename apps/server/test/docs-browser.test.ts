@@ -13,7 +13,7 @@ const available = existsSync(CHROMIUM);
 const runs = available || process.env.CI === "true";
 if (!runs) console.warn(`skipping the /docs browser test: no Chromium at ${CHROMIUM} (install Debian's chromium)`);
 
-describe.runIf(runs)("GET /docs in headless Chromium", () => {
+describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
   let t: TestApp;
   let server: Awaited<ReturnType<typeof listen>>;
   let browser: Browser;
@@ -62,7 +62,7 @@ describe.runIf(runs)("GET /docs in headless Chromium", () => {
     await operation.waitFor({ state: "visible", timeout: 20_000 });
     await operation.locator(".opblock-summary").click();
     await page.getByText("The plant to create").waitFor({ state: "visible", timeout: 10_000 });
-    expect(await page.locator(".info .title").innerText()).toContain("Plant Store");
+    expect(await page.locator(".info .title").textContent()).toContain("Plant Store");
 
     mkdirSync(ARTIFACTS, { recursive: true });
     const screenshot = join(ARTIFACTS, "docs.png");
@@ -74,5 +74,5 @@ describe.runIf(runs)("GET /docs in headless Chromium", () => {
     expect(requested).toContain(`${server.baseUrl}/openapi.json`);
     expect(problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 });

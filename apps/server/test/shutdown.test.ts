@@ -38,7 +38,8 @@ async function start(env: Record<string, string> = {}) {
   return { server, headers, storedNames };
 }
 
-describe("graceful shutdown of the built server", () => {
+// Each test starts and stops a real process; the readiness test also waits out a 3 s delay in the server.
+describe("graceful shutdown of the built server", { timeout: 30_000 }, () => {
   it("SIGTERM during a slow upload stops accepting, completes that request with 200 and exits 0", async () => {
     const { server, headers, storedNames } = await start();
     const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 1, "name": "Slow Monstera", "tag": "late"}');
@@ -92,7 +93,7 @@ describe("graceful shutdown of the built server", () => {
   });
 });
 
-describe("metrics on a separate port (METRICS_PORT)", () => {
+describe("metrics on a separate port (METRICS_PORT)", { timeout: 30_000 }, () => {
   it("serve GET /metrics there only, count API requests, and close with the server", async () => {
     const { server, headers } = await start({ METRICS_PORT: "0" });
     const metricsUrl = (await server.waitForStdout(/"metricsUrl":"([^"]+)"/))[1]!;
