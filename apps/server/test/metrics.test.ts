@@ -1,6 +1,8 @@
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetrics } from "../src/ops/metrics.js";
+import { listen } from "./support/listening-server.js";
+import { slowPost } from "./support/slow-request.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 const apps: TestApp[] = [];
@@ -63,6 +65,28 @@ describe("GET /metrics", () => {
     await request(t.app).get("/readyz").expect(200);
     const text = (await request(t.app).get("/metrics")).text;
     expect(sample(text, 'plant_store_operation_duration_seconds_count{operation="ping",outcome="ok"}')).toBe(1);
+  });
+
+  it("counts a request whose client gave up before the response as aborted", async () => {
+    const metrics = createMetrics();
+    const t = await startTestApp({ overrides: { metrics } });
+    apps.push(t);
+    const server = await listen(t.app);
+    try {
+      const upload = slowPost(`${server.baseUrl}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
+      await upload.inFlight;
+      // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
+      const countedAborted = async () =>
+        (await metrics.httpRequests.get()).values.some((value) => value.labels.status === "aborted");
+      upload.abort();
+      while (!(await countedAborted())) await new Promise(setImmediate);
+      const text = await metrics.registry.metrics();
+      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="aborted"}')).toBe(1);
+      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="200"}')).toBe(0);
+      expect(t.rows()).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("is not served on the API port when metrics have a port of their own", async () => {

@@ -5,6 +5,8 @@ export interface SlowRequest {
   inFlight: Promise<void>;
   /** Sends the rest of the body. */
   finish: () => void;
+  /** Gives up: closes the connection without sending the rest. */
+  abort: () => void;
   /** The response (status, headers, body text); rejects if the server cuts the connection. */
   response: Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
 }
@@ -43,5 +45,5 @@ export function slowPost(url: string, headers: Record<string, string>, body: str
   inFlight.catch(() => undefined);
   response.catch(() => undefined);
   req.flushHeaders();
-  return { inFlight, finish: () => req.end(bytes.subarray(half)), response };
+  return { inFlight, finish: () => req.end(bytes.subarray(half)), abort: () => req.destroy(), response };
 }
