@@ -1,46 +1,10 @@
-import { isIP } from "node:net";
 import { z } from "zod";
+import { parseOrigins, parseTrustProxy } from "./ops/edge-config.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
-
-/** A comma-separated list of exact origins (scheme://host[:port]); "*" is refused so the allowlist stays one. */
-function parseOrigins(value: string, ctx: z.RefinementCtx): string[] {
-  const origins = value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "");
-  for (const origin of origins) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || parsed.origin !== origin) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${origin}" is not an origin like https://app.example.com` });
-    }
-  }
-  return origins;
-}
-
-const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
-
-/** Express's `trust proxy`: true/false, a hop count, or a comma-separated list of addresses/subnets. */
-function parseTrustProxy(value: string, ctx: z.RefinementCtx): boolean | number | string {
-  if (value === "true" || value === "false") return value === "true";
-  if (/^\d+$/.test(value)) return Number(value);
-  for (const entry of value.split(",").map((part) => part.trim())) {
-    const [address = "", prefix] = entry.split("/");
-    const validPrefix = prefix === undefined || /^\d{1,3}$/.test(prefix);
-    if (!PROXY_NAMES.has(entry) && !(isIP(address) !== 0 && validPrefix)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: `"${entry}" is not true, false, a hop count, loopback/linklocal/uniquelocal or an address/subnet`,
-      });
-    }
-  }
-  return value;
-}
 
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
