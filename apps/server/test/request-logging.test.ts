@@ -66,6 +66,18 @@ describe("request logs", () => {
     expect(t.completed()[0]).toMatchObject({ route: "unmatched", res: { statusCode: 404 } });
   });
 
+  it("log a 503 from /readyz as a warning and an unexpected failure as an error", async () => {
+    const t = await appWithCapturedLogs();
+    await t.store.close();
+    await request(t.app).get("/readyz").expect(503);
+    await request(t.app).post("/plants").set(t.auth).send({ id: 4, name: "Closed store" }).expect(500);
+    const lines = t.logs.lines().filter((line) => line.req !== undefined && line.res !== undefined);
+    expect(lines.map((line) => [line.level, line.route, (line.res as { statusCode: number }).statusCode])).toEqual([
+      [40, "/readyz", 503],
+      [50, "/plants", 500],
+    ]);
+  });
+
   it("take the client address from X-Forwarded-For only when TRUST_PROXY trusts the hop", async () => {
     const trusting = await appWithCapturedLogs({ overrides: { trustProxy: "loopback" } });
     await request(trusting.app).get("/healthz").set("X-Forwarded-For", "203.0.113.7").expect(200);

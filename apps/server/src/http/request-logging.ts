@@ -12,12 +12,21 @@ function pathOnly(url: string | undefined): string | undefined {
 }
 
 /**
+ * Failures of the server are errors; 503 is a warning, since it is what readiness answers on purpose
+ * during every shutdown; anything a client caused is part of normal traffic.
+ */
+function levelFor(status: number, error: Error | undefined): "error" | "warn" | "info" {
+  if (status === 503) return "warn";
+  return error !== undefined || status >= 500 ? "error" : "info";
+}
+
+/**
  * One JSON log line per request: its id (an incoming X-Request-Id is kept, else a new UUID, echoed in the
- * response), method, path, client address, matched route, status and latency. Headers are never logged, so neither is
- * the bearer token; the logger redacts them as a second line of defence.
+ * response), method, path, client address, matched route, status and latency. Headers are never logged,
+ * so neither is the bearer token; the logger redacts them as a second line of defence.
  */
 export function requestLogging(logger: Logger) {
-  const withRoute = (req: Request, _res: unknown, fields: object) => ({ ...fields, route: routeLabel(req) });
+  const withRoute = (req: unknown, fields: object) => ({ ...fields, route: routeLabel(req as Request) });
   return pinoHttp({
     logger,
     genReqId: (req, res) => {
@@ -27,8 +36,9 @@ export function requestLogging(logger: Logger) {
       return id;
     },
     customAttributeKeys: { responseTime: "latencyMs" },
-    customSuccessObject: (req, res, fields) => withRoute(req as Request, res, fields),
-    customErrorObject: (req, res, _error, fields) => withRoute(req as Request, res, fields),
+    customLogLevel: (_req, res, error) => levelFor(res.statusCode, error),
+    customSuccessObject: (req, _res, fields) => withRoute(req, fields),
+    customErrorObject: (req, _res, _error, fields) => withRoute(req, fields),
     serializers: {
       // remoteAddress is Express's req.ip: the client's address as TRUST_PROXY lets X-Forwarded-For tell it.
       req: (req) => ({ id: req.id, method: req.method, url: pathOnly(req.url), remoteAddress: (req.raw as Request).ip }),
