@@ -23,6 +23,12 @@ function deployStep(): string[] {
   return args;
 }
 
+/** The pnpm running this test (`pnpm run test` sets npm_execpath), else the one on PATH. */
+function pnpm(args: string[]): [string, string[]] {
+  const execPath = process.env.npm_execpath;
+  return execPath && /pnpm/.test(execPath) ? [process.execPath, [execPath, ...args]] : ["pnpm", args];
+}
+
 /** Every symbolic link under `dir` whose target lies outside it. */
 function linksLeaving(dir: string): string[] {
   const root = realpathSync(dir);
@@ -51,7 +57,8 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
     target = mkdtempSync(join(tmpdir(), "plant-store-deploy-"));
     // pnpm deploy wants an empty or missing target.
     rmSync(target, { recursive: true });
-    await promisify(execFile)("pnpm", [...deployStep(), target], { cwd: REPO, timeout: 120_000 });
+    const [command, args] = pnpm([...deployStep(), target]);
+    await promisify(execFile)(command, args, { cwd: REPO, timeout: 120_000 });
   }, 150_000);
 
   afterAll(async () => {
