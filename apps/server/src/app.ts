@@ -3,13 +3,22 @@ import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { authentication } from "./auth/authentication.js";
 import type { TokenVerifier } from "./auth/jwt-verifier.js";
-import { corsAllowlist } from "./http/cors.js";
 import { errorHandler, notFound } from "./http/error-handler.js";
 import { BadRequestError } from "./http/http-errors.js";
 import { jsonBody } from "./http/json-body.js";
 import { requestLogging } from "./http/request-logging.js";
 import { describeValidationError } from "./http/validation-message.js";
 import type { Logger } from "./logger.js";
+import { apiDocsRoutes } from "./ops/api-docs-routes.js";
+import { connectionDraining } from "./ops/connection-draining.js";
+import { healthRoutes } from "./ops/health-routes.js";
+import { httpMetrics } from "./ops/http-metrics.js";
+import { Lifecycle } from "./ops/lifecycle.js";
+import { createMetrics, type Metrics } from "./ops/metrics.js";
+import { metricsRoutes } from "./ops/metrics-routes.js";
+import { corsAllowlist } from "./ops/cors-allowlist.js";
+import { securityHeaders } from "./ops/security-headers.js";
+import { timedStore } from "./ops/timed-store.js";
 import { createPlantsRouter } from "./plants/create-plant.js";
 import type { PlantStore } from "./store/plant-store.js";
 
@@ -23,8 +32,16 @@ export interface AppDeps {
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes: number;
-  /** Browser origins allowed by CORS; none when absent. */
+  /** Where the request and store metrics go; a fresh registry when omitted. */
+  metrics?: Metrics;
+  /** Flipped by the shutdown sequence so GET /readyz answers 503. */
+  lifecycle?: Lifecycle;
+  /** Browser origins allowed by CORS (CORS_ORIGINS); none when omitted. */
   corsOrigins?: readonly string[];
+  /** Express's `trust proxy` (TRUST_PROXY); false when omitted. */
+  trustProxy?: boolean | number | string;
+  /** Serve GET /metrics on this app; false when it has a port of its own (METRICS_PORT). */
+  serveMetrics?: boolean;
 }
 
 /** The Express app serving the contract; it never listens, so tests drive it without a port. */
@@ -33,10 +50,20 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable("x-powered-by");
   // Nobody caches a create's response; hashing every body for an ETag is wasted work.
   app.set("etag", false);
+  app.set("trust proxy", deps.trustProxy ?? false);
+  const metrics = deps.metrics ?? createMetrics();
+  const store = timedStore(deps.store, metrics);
+  const lifecycle = deps.lifecycle ?? new Lifecycle();
   app.use(requestLogging(deps.logger));
-  if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
+  app.use(httpMetrics(metrics));
+  app.use(connectionDraining(lifecycle));
+  app.use(securityHeaders());
+  app.use(corsAllowlist(deps.corsOrigins ?? []));
+  app.use(healthRoutes({ store, lifecycle }));
+  if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
+  app.use(apiDocsRoutes());
 
-  createExpressEndpoints(plantStoreContract, createPlantsRouter(deps.store), app, {
+  createExpressEndpoints(plantStoreContract, createPlantsRouter(store), app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
     globalMiddleware: [...authentication(deps), jsonBody(deps.bodyLimitBytes)],
     requestValidationErrorHandler: (error, _req, _res, next) => {

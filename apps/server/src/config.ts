@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
+import { parseOrigins, parseTrustProxy } from "./ops/edge-config.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -66,15 +67,11 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
   PG_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
   PG_CONNECT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2_000)),
-  // Comma-separated browser origins allowed to call the API, e.g. "https://app.example.com".
-  CORS_ORIGINS: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .default("")
-      .transform((value) => value.split(",").map((origin) => origin.trim()).filter(Boolean))
-      .pipe(z.array(z.string().url("must be a comma-separated list of origins like https://app.example.com"))),
-  ),
+  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
+  CORS_ORIGINS: z.preprocess(emptyAsUndefined, z.string().default("").transform(parseOrigins)),
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
+  METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: optionalString,
 });
 
 export type Config = z.infer<typeof EnvSchema>;

@@ -4,6 +4,10 @@ import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
+import { gracefulShutdown } from "./ops/graceful-shutdown.js";
+import { Lifecycle } from "./ops/lifecycle.js";
+import { createMetrics } from "./ops/metrics.js";
+import { listenMetricsServer } from "./ops/metrics-server.js";
 import { describeDatabase, openStore } from "./store/open-store.js";
 
 async function main(): Promise<void> {
@@ -11,6 +15,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const { verifier, developmentSecret } = createTokenVerifier(config);
   const store = await openStore(config, logger);
+  const metrics = createMetrics();
+  const lifecycle = new Lifecycle();
   const app = createApp({
     store,
     verifier,
@@ -18,7 +24,11 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     requiredScopes: config.JWT_REQUIRED_SCOPE,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics,
+    lifecycle,
     corsOrigins: config.CORS_ORIGINS,
+    trustProxy: config.TRUST_PROXY,
+    serveMetrics: config.METRICS_PORT === undefined,
   });
 
   const server = app.listen(config.PORT, config.HOST);
@@ -27,8 +37,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   server.on("listening", () => {
-    const { address, port } = server.address() as AddressInfo;
-    const baseUrl = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+    const baseUrl = urlOf(server.address() as AddressInfo);
     logger.info({ url: baseUrl, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
     if (developmentSecret !== undefined) {
       process.stdout.write(
@@ -37,28 +46,42 @@ async function main(): Promise<void> {
     }
   });
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: finishing requests in flight");
-    // Stop accepting; keep closing connections as they go idle so keep-alive clients cannot hold us open.
-    server.close();
-    const reapIdle = setInterval(() => server.closeIdleConnections(), 100);
-    const deadline = setTimeout(() => {
-      logger.warn("shutdown timeout reached: closing remaining connections");
-      server.closeAllConnections();
-    }, config.SHUTDOWN_TIMEOUT_MS);
-    server.once("close", async () => {
-      clearInterval(reapIdle);
-      clearTimeout(deadline);
-      await store.close();
-      logger.info("stopped");
-      process.exit(0);
-    });
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : listenMetricsServer(metrics, logger, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST);
+  metricsServer?.on("error", (error) => {
+    logger.fatal({ err: error }, "metrics server failed");
+    process.exit(1);
+  });
+  metricsServer?.on("listening", () => {
+    logger.info({ metricsUrl: `${urlOf(metricsServer.address() as AddressInfo)}/metrics` }, "metrics listening");
+  });
+
+  const shutdown = gracefulShutdown({
+    server,
+    auxiliaryServers: metricsServer ? [metricsServer] : [],
+    store,
+    lifecycle,
+    logger,
+    delayMs: config.SHUTDOWN_DELAY_MS,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
+  const onSignal = (signal: string) => {
+    shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.fatal({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+}
+
+function urlOf({ address, port }: AddressInfo): string {
+  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
 main().catch((error: unknown) => {

@@ -29,6 +29,8 @@ export const ErrorCode = {
   InternalError: 50001,
   /** 503: the store could not be reached in time; retry the same request (the id makes a retry safe). */
   StoreUnavailable: 50301,
+  /** 503: the server is shutting down (GET /readyz); send new requests to another instance. */
+  ShuttingDown: 50302,
 } as const;
 
 /** The name of an error code, e.g. `"PlantIdConflict"`. */

@@ -70,10 +70,19 @@ export class PayloadTooLargeError extends HttpError {
   }
 }
 
-/** 503: the store is unreachable; the create may be retried as is (the id makes a retry safe). */
+/**
+ * 503: the server cannot serve right now (its store is unreachable, or it is shutting down).
+ * `Retry-After` tells clients when to try again; a create may be retried as is (the id makes it safe).
+ */
 export class ServiceUnavailableError extends HttpError {
-  constructor(message: string, retryAfterSeconds: number, cause?: unknown) {
-    super(503, ErrorCode.StoreUnavailable, message, { "Retry-After": String(retryAfterSeconds) });
-    this.cause = cause;
+  constructor(
+    code: typeof ErrorCode.StoreUnavailable | typeof ErrorCode.ShuttingDown,
+    message: string,
+    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    const headers: Record<string, string> =
+      options.retryAfterSeconds === undefined ? {} : { "Retry-After": String(options.retryAfterSeconds) };
+    super(503, code, message, headers);
+    this.cause = options.cause;
   }
 }

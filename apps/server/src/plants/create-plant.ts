@@ -1,4 +1,4 @@
-import { plantStoreContract } from "@plant-store/contract";
+import { ErrorCode, plantStoreContract } from "@plant-store/contract";
 import { initServer } from "@ts-rest/express";
 import { ConflictError, ServiceUnavailableError } from "../http/http-errors.js";
 import type { PlantStore } from "../store/plant-store.js";
@@ -11,7 +11,10 @@ export function createPlantsRouter(store: PlantStore) {
       create: async ({ body }) => {
         const outcome = await store.create(body).catch((error: unknown) => {
           if (!(error instanceof StoreUnavailableError)) throw error;
-          throw new ServiceUnavailableError("the store is unavailable; retry the same request", 1, error);
+          throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unavailable; retry the same request", {
+            retryAfterSeconds: 1,
+            cause: error,
+          });
         });
         if (outcome.kind === "conflict") {
           throw new ConflictError(`a plant with id ${body.id} already exists with a different name or tag`);

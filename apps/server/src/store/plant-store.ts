@@ -14,8 +14,8 @@ export type CreateOutcome =
 export interface PlantStore {
   /** Rejects with StoreUnavailableError when the store cannot be reached or does not answer in time. */
   create(plant: NewPlant): Promise<CreateOutcome>;
-  /** Whether the store answers a trivial query now, within a bounded time (for a readiness probe). */
-  ready(): Promise<boolean>;
+  /** Resolves when the store can serve a query right now; rejects when it cannot (for GET /readyz). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -14,9 +14,16 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the built server (dist/main.js) with plain node on a free port, as an operator would. */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+/**
+ * Runs the built server (dist/main.js, or `options.main`, e.g. inside a deployed folder) with plain node
+ * on a free port, as an operator would.
+ */
+export function startServerProcess(
+  env: Record<string, string>,
+  options: { main?: string; cwd?: string } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [options.main ?? MAIN], {
+    cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { createApp } from "../../src/app.js";
+import { type AppDeps, createApp } from "../../src/app.js";
 import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
 import { mintToken } from "../../src/auth/mint-token.js";
 import { createLogger } from "../../src/logger.js";
@@ -16,7 +16,8 @@ export interface TestServerOptions {
   bodyLimitBytes?: number;
   /** Reuse an existing database file (to test persistence across restarts). */
   databaseFile?: string;
-  corsOrigins?: string[];
+  /** Extra or replaced app dependencies (a capturing logger, metrics, CORS origins, ...). */
+  overrides?: Partial<AppDeps>;
 }
 
 /** A real app on a real SQLite file in a fresh temp folder; `close()` removes everything. */
@@ -30,7 +31,7 @@ export async function startTestApp(options: TestServerOptions = {}) {
     verifier,
     logger: createLogger("silent"),
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
-    corsOrigins: options.corsOrigins,
+    ...options.overrides,
   });
   const token = mintToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
 

@@ -91,13 +91,8 @@ export class PostgresPlantStore implements PlantStore {
     });
   }
 
-  async ready(): Promise<boolean> {
-    try {
-      await this.pool.query("SELECT 1");
-      return true;
-    } catch {
-      return false;
-    }
+  async ping(): Promise<void> {
+    await this.pool.query("SELECT 1");
   }
 
   async close(): Promise<void> {

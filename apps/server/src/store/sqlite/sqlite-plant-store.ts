@@ -21,6 +21,7 @@ export class SqlitePlantStore implements PlantStore {
   private pending: PendingCreate[] = [];
   private flushScheduled = false;
   private readonly writeBatch: (plants: NewPlant[]) => CreateOutcome[];
+  private readonly probe: Database.Statement;
 
   private constructor(private readonly db: Database.Database) {
     const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
@@ -38,6 +39,8 @@ export class SqlitePlantStore implements PlantStore {
     // IMMEDIATE takes the write lock up front, so processes sharing the file wait (busy_timeout)
     // instead of failing a lock upgrade halfway through.
     this.writeBatch = (plants) => transaction.immediate(plants);
+    // Reading the table (not just SELECT 1) proves the file is still open, readable and migrated.
+    this.probe = db.prepare("SELECT 1 FROM plants LIMIT 1");
   }
 
   /** Opens (creating file and folder if needed) and migrates the database at `filename`. */
@@ -81,8 +84,8 @@ export class SqlitePlantStore implements PlantStore {
     }
   };
 
-  async ready(): Promise<boolean> {
-    return this.db.open;
+  async ping(): Promise<void> {
+    this.probe.get();
   }
 
   async close(): Promise<void> {

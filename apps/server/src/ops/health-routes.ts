@@ -1,0 +1,32 @@
+import { ErrorCode } from "@plant-store/contract";
+import { Router } from "express";
+import { ServiceUnavailableError } from "../http/http-errors.js";
+import type { PlantStore } from "../store/plant-store.js";
+import type { Lifecycle } from "./lifecycle.js";
+
+/**
+ * GET /healthz: the process is alive and serving (restart it only when this fails).
+ * GET /readyz: it should get traffic: not shutting down and its store answers; else 503 with an Error body.
+ * Both are unauthenticated so load balancers and orchestrators can probe them.
+ */
+export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle }): Router {
+  const router = Router();
+  router.use(["/healthz", "/readyz"], (_req, res, next) => {
+    res.set("Cache-Control", "no-store");
+    next();
+  });
+  router.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  router.get("/readyz", async (req, res) => {
+    if (deps.lifecycle.shuttingDown) throw new ServiceUnavailableError(ErrorCode.ShuttingDown, "the server is shutting down");
+    try {
+      await deps.store.ping();
+    } catch (err) {
+      req.log.warn({ err }, "readiness check: store unreachable");
+      throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unreachable", { retryAfterSeconds: 1 });
+    }
+    res.json({ status: "ready" });
+  });
+  return router;
+}

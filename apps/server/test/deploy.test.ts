@@ -1,0 +1,110 @@
+import { execFile } from "node:child_process";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintToken } from "../src/auth/mint-token.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const SECRET = "deploy-test-secret-of-at-least-32-chars!";
+
+/**
+ * The documented command is `pnpm deploy:server <dir>`: a turbo build, then pnpm deploy. This test task
+ * already depends on the build, so it runs the deploy step exactly as the root script spells it.
+ */
+function deployStep(): string[] {
+  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
+  const step = scripts["deploy:server"]!.split(" && ").at(-1)!;
+  const [command, ...args] = step.split(" ");
+  expect(command).toBe("pnpm");
+  return args;
+}
+
+/** The pnpm running this test (`pnpm run test` sets npm_execpath), else the one on PATH. */
+function pnpm(args: string[]): [string, string[]] {
+  const execPath = process.env.npm_execpath;
+  return execPath && /pnpm/.test(execPath) ? [process.execPath, [execPath, ...args]] : ["pnpm", args];
+}
+
+/** Every symbolic link under `dir` whose target lies outside it. */
+function linksLeaving(dir: string): string[] {
+  const root = realpathSync(dir);
+  const leaving: string[] = [];
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path)) {
+      const child = join(path, entry);
+      const stat = lstatSync(child);
+      if (stat.isSymbolicLink()) {
+        const target = existsSync(child) ? realpathSync(child) : "(dangling)";
+        if (!target.startsWith(root + sep)) leaving.push(`${relative(root, child)} -> ${target}`);
+      } else if (stat.isDirectory()) {
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return leaving;
+}
+
+describe("the deploy artifact", { timeout: 30_000 }, () => {
+  let target: string;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    target = mkdtempSync(join(tmpdir(), "plant-store-deploy-"));
+    // pnpm deploy wants an empty or missing target.
+    rmSync(target, { recursive: true });
+    const [command, args] = pnpm([...deployStep(), target]);
+    await promisify(execFile)(command, args, { cwd: REPO, timeout: 120_000 });
+  }, 150_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) server.child.kill("SIGKILL");
+    await server?.exited;
+    rmSync(target, { recursive: true, force: true });
+  });
+
+  it("is a folder outside the repo with built JS and production dependencies only", () => {
+    expect(relative(REPO, target).startsWith("..")).toBe(true);
+    expect(existsSync(join(target, "dist", "main.js"))).toBe(true);
+    expect(existsSync(join(target, "src"))).toBe(false);
+    expect(existsSync(join(target, "test"))).toBe(false);
+    const installed = readdirSync(join(target, "node_modules", ".pnpm")).join("\n");
+    for (const runtime of ["express@", "better-sqlite3@", "prom-client@", "swagger-ui-dist@", "@plant-store+contract@"]) {
+      expect(installed).toContain(runtime);
+    }
+    for (const devOnly of ["vitest@", "supertest@", "playwright-core@", "typescript@", "@biomejs+", "@plant-store+client@"]) {
+      expect(installed).not.toContain(devOnly);
+    }
+  });
+
+  it("has no links into the workspace: the contract is a copy with its built dist", () => {
+    expect(linksLeaving(target)).toEqual([]);
+    const contract = realpathSync(join(target, "node_modules", "@plant-store", "contract"));
+    expect(contract.startsWith(realpathSync(target))).toBe(true);
+    expect(existsSync(join(contract, "dist", "index.js"))).toBe(true);
+  });
+
+  it("runs with plain node from its own folder and creates a plant", async () => {
+    server = await startServerProcess(
+      { JWT_SECRET: SECRET, NODE_ENV: "production", DATABASE_URL: "./data/plants.db" },
+      { main: join(target, "dist", "main.js"), cwd: target },
+    );
+    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+    const res = await fetch(`${server.baseUrl}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" },
+      body: '{"id": 9007199254740993, "name": "Deployed Monstera"}',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ name: "Deployed Monstera" });
+    expect((await fetch(`${server.baseUrl}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+    expect(existsSync(join(target, "data", "plants.db"))).toBe(true);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+});

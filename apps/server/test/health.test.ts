@@ -1,0 +1,58 @@
+import { ErrorCode } from "@plant-store/contract";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { Lifecycle } from "../src/ops/lifecycle.js";
+import { startTestApp, type TestApp } from "./support/test-server.js";
+
+const apps: TestApp[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function app(options: Parameters<typeof startTestApp>[0] = {}) {
+  const t = await startTestApp(options);
+  apps.push(t);
+  return t;
+}
+
+describe("health checks", () => {
+  it("GET /healthz answers 200 JSON without a token and is never cached", async () => {
+    const t = await app();
+    const res = await request(t.app).get("/healthz");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^application\/json/);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.body).toEqual({ status: "ok" });
+  });
+
+  it("GET /readyz answers 200 when the store answers a query", async () => {
+    const t = await app();
+    const res = await request(t.app).get("/readyz");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ready" });
+  });
+
+  it("GET /readyz answers 503 StoreUnavailable once the store is closed, while /healthz stays 200", async () => {
+    const t = await app();
+    await t.store.close();
+    const res = await request(t.app).get("/readyz");
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unreachable" });
+    expect(JSON.stringify(res.body)).not.toMatch(/sqlite|database|\//i);
+    await request(t.app).get("/healthz").expect(200);
+  });
+
+  it("GET /readyz answers 503 once shutdown has begun, and responses then ask clients to close the connection", async () => {
+    const lifecycle = new Lifecycle();
+    const t = await app({ overrides: { lifecycle } });
+    await request(t.app).get("/readyz").expect(200);
+    lifecycle.beginShutdown();
+    const res = await request(t.app).get("/readyz");
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: ErrorCode.ShuttingDown, message: "the server is shutting down" });
+    expect(res.headers.connection).toBe("close");
+    // Requests in flight and late arrivals are still served while draining.
+    const created = await request(t.app).post("/plants").set(t.auth).send({ id: 1, name: "Monstera" });
+    expect(created.status).toBe(200);
+  });
+});

@@ -1,0 +1,77 @@
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./support/test-server.js";
+
+const apps: TestApp[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function app(corsOrigins?: string[]) {
+  const t = await startTestApp({ overrides: corsOrigins ? { corsOrigins } : {} });
+  apps.push(t);
+  return t;
+}
+
+describe("security headers", () => {
+  it("every response carries helmet's headers and no X-Powered-By", async () => {
+    const t = await app();
+    const res = await request(t.app).post("/plants").set(t.auth).send({ id: 1, name: "Monstera" });
+    expect(res.status).toBe(200);
+    expect(res.headers["x-powered-by"]).toBeUndefined();
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(res.headers["strict-transport-security"]).toMatch(/max-age=\d+/);
+    expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(res.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
+  });
+
+  it("error responses carry them too", async () => {
+    const t = await app();
+    const res = await request(t.app).get("/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.headers["x-powered-by"]).toBeUndefined();
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+  });
+});
+
+describe("CORS", () => {
+  it("an allowed origin gets Access-Control-Allow-Origin and may read X-Request-Id", async () => {
+    const t = await app(["https://app.example.com", "http://localhost:5173"]);
+    const res = await request(t.app)
+      .post("/plants")
+      .set(t.auth)
+      .set("Origin", "http://localhost:5173")
+      .send({ id: 1, name: "Monstera" });
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
+    expect(res.headers["access-control-expose-headers"]).toBe("X-Request-Id");
+    expect(res.headers.vary).toMatch(/Origin/);
+  });
+
+  it("a preflight from an allowed origin allows POST with Authorization and Content-Type", async () => {
+    const t = await app(["https://app.example.com"]);
+    const res = await request(t.app)
+      .options("/plants")
+      .set("Origin", "https://app.example.com")
+      .set("Access-Control-Request-Method", "POST")
+      .set("Access-Control-Request-Headers", "authorization,content-type");
+    expect(res.status).toBe(204);
+    expect(res.headers["access-control-allow-origin"]).toBe("https://app.example.com");
+    expect(res.headers["access-control-allow-methods"]).toContain("POST");
+    expect(res.headers["access-control-allow-headers"]).toBe("Authorization,Content-Type,X-Request-Id");
+  });
+
+  it("an origin not on the list gets no Access-Control-Allow-Origin, and none is allowed by default", async () => {
+    const listed = await app(["https://app.example.com"]);
+    const other = await request(listed.app).options("/plants").set("Origin", "https://evil.example.net")
+      .set("Access-Control-Request-Method", "POST");
+    expect(other.headers["access-control-allow-origin"]).toBeUndefined();
+
+    const unlisted = await app();
+    const res = await request(unlisted.app).post("/plants").set(unlisted.auth).set("Origin", "https://app.example.com")
+      .send({ id: 2, name: "Fern" });
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});

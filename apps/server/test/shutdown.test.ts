@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode } from "@plant-store/contract";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { mintToken } from "../src/auth/mint-token.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { slowPost } from "./support/slow-request.js";
+
+const SECRET = "shutdown-test-secret-of-at-least-32-chars";
+const dirs: string[] = [];
+const running: ServerProcess[] = [];
+
+afterEach(async () => {
+  for (const server of running.splice(0)) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-shutdown-"));
+  dirs.push(dir);
+  const databaseFile = join(dir, "plants.db");
+  const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ...env });
+  running.push(server);
+  const headers = { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" };
+  const storedNames = () => {
+    const db = new Database(databaseFile, { readonly: true });
+    try {
+      return db.prepare("SELECT name FROM plants ORDER BY id").pluck().all();
+    } finally {
+      db.close();
+    }
+  };
+  return { server, headers, storedNames };
+}
+
+// Each test starts and stops a real process; the readiness test also waits out a 3 s delay in the server.
+describe("graceful shutdown of the built server", { timeout: 30_000 }, () => {
+  it("SIGTERM during a slow upload stops accepting, completes that request with 200 and exits 0", async () => {
+    const { server, headers, storedNames } = await start();
+    const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 1, "name": "Slow Monstera", "tag": "late"}');
+    await upload.inFlight;
+
+    server.child.kill("SIGTERM");
+    await server.waitForStdout(/no longer accepting connections/);
+    await expect(fetch(`${server.baseUrl}/healthz`)).rejects.toThrow();
+
+    upload.finish();
+    const res = await upload.response;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ name: "Slow Monstera", tag: "late" });
+    expect(await server.exited).toBe(0);
+    expect(server.stdout()).toContain('"msg":"stopped"');
+    expect(storedNames()).toEqual(["Slow Monstera"]);
+  });
+
+  it("/readyz answers 503 from the signal on while /healthz and requests in flight still succeed", async () => {
+    // The delay keeps the listener open after SIGTERM, as a load balancer needs to see readiness fail.
+    const { server, headers, storedNames } = await start({ SHUTDOWN_DELAY_MS: "3000" });
+    const ready = await fetch(`${server.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 2, "name": "Fern"}');
+    await upload.inFlight;
+
+    server.child.kill("SIGTERM");
+    await server.waitForStdout(/readiness is now 503/);
+    const notReady = await fetch(`${server.baseUrl}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toEqual({ error: ErrorCode.ShuttingDown, message: "the server is shutting down" });
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+
+    upload.finish();
+    expect((await upload.response).status).toBe(200);
+    expect(await server.exited).toBe(0);
+    expect(storedNames()).toEqual(["Fern"]);
+  });
+
+  it("cuts off a request still unfinished after SHUTDOWN_TIMEOUT_MS, stores nothing from it and exits 0", async () => {
+    const { server, headers, storedNames } = await start({ SHUTDOWN_TIMEOUT_MS: "300" });
+    const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 3, "name": "Never finished"}');
+    await upload.inFlight;
+
+    server.child.kill("SIGTERM");
+    await expect(upload.response).rejects.toThrow();
+    expect(await server.exited).toBe(0);
+    expect(server.stdout()).toContain("shutdown timeout reached");
+    expect(server.stdout()).toContain('"msg":"stopped"');
+    expect(storedNames()).toEqual([]);
+  });
+});
+
+describe("metrics on a separate port (METRICS_PORT)", { timeout: 30_000 }, () => {
+  it("serve GET /metrics there only, count API requests, and close with the server", async () => {
+    const { server, headers } = await start({ METRICS_PORT: "0" });
+    const metricsUrl = (await server.waitForStdout(/"metricsUrl":"([^"]+)"/))[1]!;
+    expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404);
+
+    const created = await fetch(`${server.baseUrl}/plants`, { method: "POST", headers, body: '{"id": 4, "name": "Ivy"}' });
+    expect(created.status).toBe(200);
+    const scrape = await fetch(metricsUrl);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toMatch(/^http_requests_total\{method="POST",route="\/plants",status="200"\} 1$/m);
+    expect((await fetch(metricsUrl.replace(/\/metrics$/, "/plants"))).status).toBe(404);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+});
