@@ -177,14 +177,18 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     await expectInvalidToken(t, otherAudience, /audience/);
   });
 
-  it("when the JWKS endpoint cannot be reached answers 500 with a generic message and stores nothing", async () => {
+  it("when the JWKS endpoint cannot be reached answers 503 IdentityProviderUnavailable with Retry-After and stores nothing", async () => {
     const key = generateSigningKey("rsa", "unreachable");
     const jwks = await startJwksServer([key.jwk]);
     const t = await appFor(jwks);
     await jwks.close();
     const res = await post(t, sign(key));
-    expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: ErrorCode.InternalError, message: "internal server error" });
+    expect(res.status).toBe(503);
+    expect(res.headers["retry-after"]).toBe("5");
+    expect(res.body).toEqual({
+      error: ErrorCode.IdentityProviderUnavailable,
+      message: "the identity provider's signing keys cannot be fetched right now; retry later",
+    });
     expect(t.rowCount()).toBe(0);
   });
 

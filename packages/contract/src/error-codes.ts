@@ -31,6 +31,8 @@ export const ErrorCode = {
   StoreUnavailable: 50301,
   /** 503: the server is shutting down (GET /readyz); send new requests to another instance. */
   ShuttingDown: 50302,
+  /** 503: the identity provider's keys (JWKS) cannot be fetched right now to check the token; retry later. */
+  IdentityProviderUnavailable: 50303,
 } as const;
 
 /** The name of an error code, e.g. `"PlantIdConflict"`. */

@@ -1,6 +1,8 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import jwksRsa from "jwks-rsa";
+import { ErrorCode } from "@plant-store/contract";
+import { ServiceUnavailableError } from "../http/http-errors.js";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
 import {
   type ClaimOptions,
@@ -49,7 +51,7 @@ export class JwksVerifier implements TokenVerifier {
     });
   }
 
-  /** The token's claims, or an InvalidTokenError; a JWKS endpoint that cannot be reached is thrown as is. */
+  /** The token's claims, or an InvalidTokenError; a JWKS endpoint that cannot be reached is a 503. */
   async verify(token: string): Promise<jwt.JwtPayload> {
     const header = jwt.decode(token, { complete: true })?.header;
     // The header is not yet verified: a kid that is not a string must not reach the key cache.
@@ -72,7 +74,12 @@ export class JwksVerifier implements TokenVerifier {
       if (error instanceof jwksRsa.SigningKeyNotFoundError || error instanceof jwksRsa.JwksRateLimitError) {
         throw new InvalidTokenError("token signing key is unknown");
       }
-      throw error;
+      // The token may well be valid: say the outage is ours and passing, so clients retry instead of failing.
+      throw new ServiceUnavailableError(
+        ErrorCode.IdentityProviderUnavailable,
+        "the identity provider's signing keys cannot be fetched right now; retry later",
+        { retryAfterSeconds: 5, cause: error },
+      );
     }
   }
 

@@ -76,7 +76,7 @@ export class PayloadTooLargeError extends HttpError {
  */
 export class ServiceUnavailableError extends HttpError {
   constructor(
-    code: typeof ErrorCode.StoreUnavailable | typeof ErrorCode.ShuttingDown,
+    code: typeof ErrorCode.StoreUnavailable | typeof ErrorCode.ShuttingDown | typeof ErrorCode.IdentityProviderUnavailable,
     message: string,
     options: { retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
