@@ -23,6 +23,11 @@ const EnvSchema = z.object({
     z.coerce.number().int().min(1).default(1024 * 1024),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10_000)),
+  // Connection timeouts (see src/http/server-timeouts.ts): how long a client may take to send headers,
+  // a whole request, and how long an idle keep-alive connection is kept.
+  HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
+  REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
+  KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
 });
 
 export type Config = z.infer<typeof EnvSchema>;
@@ -42,6 +47,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = result.data;
   if (config.NODE_ENV === "production" && config.JWT_SECRET === undefined) {
     throw new ConfigError("invalid configuration: JWT_SECRET: is required when NODE_ENV=production");
+  }
+  if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
   }
   return config;
 }
