@@ -7,11 +7,17 @@ export const INT64_MAX = 2n ** 63n - 1n;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
+// An unpaired UTF-16 surrogate ("\ud800" in JSON) is not Unicode text: no store keeps it as sent (SQLite
+// reads it back as replacement characters, so an identical retry would conflict; PostgreSQL refuses it).
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const text = () =>
+  z.string().refine((value) => !UNPAIRED_SURROGATE.test(value), "must be well-formed Unicode text (no unpaired surrogate)");
+
 /** A plant as the store returns it. */
 export const PlantSchema = extendApi(
   z.object({
-    name: z.string().describe("The name of the plant"),
-    tag: z.string().optional().describe("Tag that specifies the type of the plant"),
+    name: text().describe("The name of the plant"),
+    tag: text().optional().describe("Tag that specifies the type of the plant"),
   }),
   { title: "Plant" },
 );

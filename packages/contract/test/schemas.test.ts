@@ -19,6 +19,12 @@ describe("NewPlantSchema", () => {
     expect(NewPlantSchema.safeParse({ id: 1n, name: 5 }).success).toBe(false);
     expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: null }).success).toBe(false);
   });
+
+  it("rejects text with an unpaired surrogate, which no store can keep as sent, and accepts paired ones", () => {
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a\ud800" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: "\udc00b" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "\ud83c\udf3f fern", tag: "\u{1F331}" }).success).toBe(true);
+  });
 });
 
 describe("ErrorCode", () => {

@@ -20,6 +20,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const status = failure?.status ?? 500;
   res.status(status).set(failure?.headers ?? {});
+  // Answered before the client finished sending its body (413, or a body cut off): Node resets such a
+  // connection once the answer is out, so tell keep-alive clients not to send their next request on it.
+  if (!req.complete) res.set("Connection", "close");
   res.json({
     error: failure?.code ?? ErrorCode.InternalError,
     message: failure?.message ?? "internal server error",
