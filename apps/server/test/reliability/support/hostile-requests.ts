@@ -225,3 +225,14 @@ export function describeRequest(request: HostileRequest): string {
   const body = text.length > 300 ? `${text.slice(0, 300)}… (${request.body.length} bytes)` : text;
   return JSON.stringify({ ...request, body, authorization: request.authorization?.slice(0, 60) });
 }
+
+/**
+ * JSON bodies built around prototype-polluting keys, half of them otherwise valid NewPlants with `id`,
+ * so that they travel the whole way: parser, validation, handler, store, response, logs.
+ */
+export const pollutingBody = (id: fc.Arbitrary<bigint>) =>
+  fc
+    .tuple(id, fc.array(pollutingEntry, { minLength: 1, maxLength: 4 }), fc.boolean())
+    .map(([plantId, entries, asPlant]) =>
+      objectText([...(asPlant ? ([["id", String(plantId)], ["name", '"polluter"']] as [string, string][]) : []), ...entries]),
+    );
