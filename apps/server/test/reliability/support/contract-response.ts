@@ -1,14 +1,15 @@
-import { errorCodeName, plantStoreContract } from "@plant-store/contract";
+import { ErrorSchema, errorCodeName, plantStoreContract } from "@plant-store/contract";
 
 const responses = plantStoreContract.plants.create.responses as Record<number, { safeParse: (body: unknown) => { success: boolean } }>;
 
 /**
  * Why a response breaks the contract, or undefined when it keeps it: the status is one POST /plants
- * declares, the body validates against that status's schema, and an Error's code is a known code whose
+ * declares (or 404 for another path), the body validates against that status's schema, and an Error's code is a known code whose
  * thousands are the status.
  */
 export function contractViolation(status: number, bodyText: string): string | undefined {
-  const schema = responses[status];
+  // 404 is the app-wide answer for paths outside the contract, with the same Error body.
+  const schema = responses[status] ?? (status === 404 ? ErrorSchema : undefined);
   if (schema === undefined) return `status ${status} is not declared by the contract`;
   let body: unknown;
   try {
