@@ -37,6 +37,8 @@ export function parseResponses(bytes: Buffer): { responses: RawResponse[]; rest:
 /** A raw TCP connection to the server that records everything received and when it closed. */
 export interface RawConnection {
   socket: Socket;
+  /** Date.now() when the connection was established. */
+  openedAt: number;
   received: () => Buffer;
   /** Resolves when the connection is closed, whoever closed it. */
   closed: Promise<void>;
@@ -85,6 +87,7 @@ export function openRawConnection(port: number): Promise<RawConnection> {
     socket.once("connect", () =>
       resolve({
         socket,
+        openedAt: Date.now(),
         received: () => received,
         closed,
         closedByServer: () => socket.destroyed && !destroyedHere,
