@@ -109,7 +109,9 @@ async function createUntilKilled(server: BuiltServer, token: string, nextId: () 
             acknowledged.set(id, plant);
             if (acknowledged.size >= killAfterAcks) killSoon();
           } else {
+            // Fails the round below; killing now keeps a misbehaving server from looping until the timeout.
             unexpected.push(`${id}: ${res.status} ${body}`);
+            killSoon();
           }
         } catch {
           // The connection died with the server: this create was never acknowledged.

@@ -227,12 +227,11 @@ export function describeRequest(request: HostileRequest): string {
 }
 
 /**
- * JSON bodies built around prototype-polluting keys, half of them otherwise valid NewPlants with `id`,
- * so that they travel the whole way: parser, validation, handler, store, response, logs.
+ * JSON bodies built around prototype-polluting keys, half of them otherwise valid NewPlants (given their
+ * id when sent), so that they travel the whole way: parser, validation, handler, store, response, logs.
  */
-export const pollutingBody = (id: fc.Arbitrary<bigint>) =>
-  fc
-    .tuple(id, fc.array(pollutingEntry, { minLength: 1, maxLength: 4 }), fc.boolean())
-    .map(([plantId, entries, asPlant]) =>
-      objectText([...(asPlant ? ([["id", String(plantId)], ["name", '"polluter"']] as [string, string][]) : []), ...entries]),
-    );
+export const pollutingBody: fc.Arbitrary<(id: bigint) => string> = fc
+  .tuple(fc.array(pollutingEntry, { minLength: 1, maxLength: 4 }), fc.boolean())
+  .map(([entries, asPlant]) => (id: bigint) =>
+    objectText([...(asPlant ? ([["id", String(id)], ["name", '"polluter"']] as [string, string][]) : []), ...entries]),
+  );
