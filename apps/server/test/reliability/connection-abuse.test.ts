@@ -242,6 +242,16 @@ describe("connection abuse against the built server (loopback, bounded, stops by
     connection.destroy();
   });
 
+  it("a create pipelined before malformed bytes gets its 200 first, then the 400, so no client misreads a stored create as failed", async () => {
+    const id = nextId++;
+    const connection = await openRawConnection(server.port);
+    connection.socket.write(`${rawCreateRequest(`{"id": ${id}, "name": "before garbage"}`, auth)}GARBAGE\r\n\r\n`);
+    const [created, rejected] = await connection.responses(2);
+    expect([created!.status, JSON.parse(created!.body)]).toEqual([200, { name: "before garbage" }]);
+    expectContractError(rejected, 400, 40005);
+    await allClosed([connection], 5_000);
+  });
+
   it("100 creates written back to back in arbitrary fragments on one connection are answered in order", { timeout: 30_000 }, async () => {
     const ids = Array.from({ length: 100 }, () => nextId++);
     const bytes = Buffer.from(ids.map((id) => rawCreateRequest(`{"id": ${id}, "name": "pipelined ${id}"}`, auth)).join(""));
