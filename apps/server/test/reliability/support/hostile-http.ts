@@ -67,7 +67,7 @@ const framing: fc.Arbitrary<Framing> = fc.oneof(
 
 const odd = fc.constantFrom(
   "X-Folded: a\r\n  continued", "X-Bare-LF: a\nX-Other: b", "Bad Header: x", ": empty-name", "X-Nul: a\u0000b",
-  "X-Ctl: a\u0001b", "X-Latin1: caf\u00e9", "X-Long: " + "l".repeat(3000), "Content-Type: text/plain",
+  "X-Ctl: a\u0001b", "X-Latin1: caf\u00e9", `X-Long: ${"l".repeat(3000)}`, "Content-Type: text/plain",
   "Content-Type: application/json; charset=latin1", "Connection: close", "Connection: keep-alive, Upgrade",
   "Upgrade: websocket", "Expect: 100-continue", "Host: second.example",
 );
