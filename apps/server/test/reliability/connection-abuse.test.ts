@@ -80,27 +80,31 @@ function expectContractError(response: RawResponse | undefined, status: number, 
   expect(JSON.parse(response!.body).error).toBe(code);
 }
 
-async function openMany(count: number): Promise<RawConnection[]> {
+/** Opens `count` connections, calling `onOpen` on each as soon as it is established. */
+async function openMany(count: number, onOpen: (connection: RawConnection) => void = () => undefined): Promise<RawConnection[]> {
   const connections: RawConnection[] = [];
   // In batches, so the listen backlog never overflows and every connect succeeds at once.
   for (let start = 0; start < count; start += 100) {
-    connections.push(...(await Promise.all(Array.from({ length: Math.min(100, count - start) }, () => openRawConnection(server.port)))));
+    const batch = await Promise.all(Array.from({ length: Math.min(100, count - start) }, () => openRawConnection(server.port)));
+    for (const connection of batch) onOpen(connection);
+    connections.push(...batch);
   }
   return connections;
 }
 
 describe("connection abuse against the built server (loopback, bounded, stops by itself)", () => {
   it(`${SLOWLORIS_CONNECTIONS} slowloris connections sending headers a byte at a time get 408 and are closed by the headers timeout while normal requests keep succeeding`, { timeout: 60_000 }, async () => {
-    const slow = await openMany(SLOWLORIS_CONNECTIONS);
-    // Headers that would take far longer than the timeout to finish, one byte every 100 ms.
+    // Headers that would take far longer than the timeout to finish, one byte every 100 ms from the
+    // moment each connection is established.
     const headers = `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${"a".repeat(600)}\r\n\r\n`;
-    const drips = slow.map((connection) => {
+    const drips: NodeJS.Timeout[] = [];
+    const slow = await openMany(SLOWLORIS_CONNECTIONS, (connection) => {
       let sent = 0;
       const drip = setInterval(() => {
         if (connection.socket.destroyed || sent >= headers.length) clearInterval(drip);
         else connection.socket.write(headers[sent++]!);
       }, 100);
-      return drip;
+      drips.push(drip);
     });
     const openFor: number[] = [];
     for (const connection of slow) void connection.closed.then(() => openFor.push(Date.now() - connection.openedAt));
@@ -191,11 +195,13 @@ describe("connection abuse against the built server (loopback, bounded, stops by
   });
 
   it(`${IDLE_CONNECTIONS} idle keep-alive connections do not stop normal requests and are all reclaimed`, { timeout: 90_000 }, async () => {
-    const idle = await openMany(IDLE_CONNECTIONS);
-    // Half made one request and keep the connection open; half never sent a byte.
-    const used = idle.slice(0, IDLE_CONNECTIONS / 2);
-    const silent = idle.slice(IDLE_CONNECTIONS / 2);
-    for (const connection of used) connection.socket.write("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    // Half make one request as soon as they are connected and keep the connection open; half never
+    // send a byte.
+    const used = await openMany(IDLE_CONNECTIONS / 2, (connection) =>
+      connection.socket.write("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
+    );
+    const silent = await openMany(IDLE_CONNECTIONS / 2);
+    const idle = [...used, ...silent];
     for (const response of await Promise.all(used.map((connection) => connection.responses(1, 20_000)))) {
       expectContractError(response[0], 404, 40401);
       expect(response[0]!.headers.connection).toBe("keep-alive");
