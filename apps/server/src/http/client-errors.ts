@@ -30,27 +30,23 @@ function responseInFlight(socket: Duplex): ServerResponse | undefined {
 }
 
 /**
- * Runs `then` once every response to the requests parsed before the error is sent: Node queues
- * pipelined responses and attaches the next when one finishes, so this waits until none is left.
+ * Answers once the responses to requests parsed before the error are sent (Node queues pipelined
+ * responses and attaches the next when one finishes), so the error is never read as their answer. When
+ * the error is in the request being answered itself (a timeout, a bad chunk in its body), it is answered
+ * at once, or, if that request's response has begun, the connection is only closed: no reply is corrupted.
  */
-function afterResponsesInFlight(socket: Duplex, then: () => void): void {
+function answerInTurn(socket: Duplex, answer: () => void): void {
   const response = responseInFlight(socket);
-  if (!response) {
-    then();
-    return;
-  }
-  finished(response, () => setImmediate(() => afterResponsesInFlight(socket, then)));
+  if (!response) answer();
+  else if (response.req.complete) finished(response, () => setImmediate(() => answerInTurn(socket, answer)));
+  else if (response.headersSent) socket.destroy();
+  else answer();
 }
 
 /**
  * Answers errors Node raises before Express sees a request (malformed HTTP, headers over the size limit,
  * headers or body slower than the timeouts) with the contract's JSON Error instead of Node's bodiless
  * default, then closes the connection.
- *
- * When bad bytes follow pipelined requests still being answered (a create waiting for its commit), the
- * error is sent after their answers, so a client never reads it as the answer to a request that
- * succeeded. A timeout is about the request in flight itself: it is answered at once, unless that
- * request's response has begun, when the connection is only closed, so no reply is ever corrupted.
  */
 export function answerClientErrors(server: Server, logger: Logger): void {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -60,15 +56,9 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     }
     const failure = toHttpError(error.code);
     logger.info({ code: error.code, status: failure.status }, "connection rejected");
-    const answer = () => {
+    answerInTurn(socket, () => {
       if (socket.writable) socket.end(rawErrorResponse(failure), () => socket.destroy());
       else socket.destroy();
-    };
-    if (failure instanceof RequestTimeoutError) {
-      if (responseInFlight(socket)?.headersSent) socket.destroy();
-      else answer();
-    } else {
-      afterResponsesInFlight(socket, answer);
-    }
+    });
   });
 }

@@ -258,6 +258,17 @@ describe("connection abuse against the built server (loopback, bounded, stops by
     await allClosed([connection], 5_000);
   });
 
+  it("a bad chunk size inside a body gets 400 malformed_request at once, not a 408 at the request timeout", async () => {
+    const connection = await openRawConnection(server.port);
+    connection.socket.write(
+      `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+        "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    );
+    const [response] = await connection.responses(1);
+    expectContractError(response, 400, 40005);
+    await allClosed([connection], 5_000);
+  });
+
   it("100 creates written back to back in arbitrary fragments on one connection are answered in order", { timeout: 30_000 }, async () => {
     const ids = Array.from({ length: 100 }, () => nextId++);
     const bytes = Buffer.from(ids.map((id) => rawCreateRequest(`{"id": ${id}, "name": "pipelined ${id}"}`, auth)).join(""));
