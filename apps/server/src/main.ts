@@ -3,6 +3,7 @@ import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { createHttpServer } from "./http/server-timeouts.js";
 import { createLogger } from "./logger.js";
 import { gracefulShutdown } from "./ops/graceful-shutdown.js";
 import { Lifecycle } from "./ops/lifecycle.js";
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
     serveMetrics: config.METRICS_PORT === undefined,
   });
 
-  const server = app.listen(config.PORT, config.HOST);
+  const server = createHttpServer(app, config, logger).listen(config.PORT, config.HOST);
   server.on("error", (error) => {
     logger.fatal({ err: error }, "server failed");
     process.exit(1);

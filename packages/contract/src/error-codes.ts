@@ -11,6 +11,8 @@ export const ErrorCode = {
   MalformedJson: 40003,
   /** 400: the JSON does not match NewPlant; the message names the field. */
   ValidationFailed: 40004,
+  /** 400: the bytes on the connection are not a valid HTTP/1.1 request. */
+  MalformedRequest: 40005,
   /** 401: no bearer token was sent. */
   MissingToken: 40101,
   /** 401: the bearer token is malformed, expired, not yet valid, wrongly signed or for another issuer/audience. */
@@ -19,12 +21,16 @@ export const ErrorCode = {
   InsufficientScope: 40301,
   /** 404: no such route. */
   NotFound: 40401,
+  /** 408: the request's headers or body did not arrive within the server's timeouts. */
+  RequestTimeout: 40801,
   /** 409: a plant with this id exists with a different name or tag. */
   PlantIdConflict: 40901,
   /** 413: the body is larger than the server accepts. */
   PayloadTooLarge: 41301,
   /** 429: this token's subject sent more requests than the server allows per minute; see Retry-After. */
   RateLimited: 42901,
+  /** 431: the request's headers are larger than the server accepts. */
+  RequestHeadersTooLarge: 43101,
   /** 500: an unexpected failure on the server; details are in its logs only. */
   InternalError: 50001,
   /** 503: the store could not be reached in time; retry the same request (the id makes a retry safe). */

@@ -7,16 +7,23 @@ export const INT64_MAX = 2n ** 63n - 1n;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-// PostgreSQL text cannot hold U+0000; refusing it here keeps every store's behaviour the same.
+// Text a store cannot keep exactly as sent is refused, so every store behaves the same and an identical
+// retry never conflicts: PostgreSQL text cannot hold U+0000, and an unpaired UTF-16 surrogate ("\ud800" in
+// JSON) is not Unicode text (SQLite reads it back as replacement characters; PostgreSQL refuses it).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point of this pattern.
-const NO_NUL = /^[^\u0000]*$/;
-const NO_NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+const NUL = /\u0000/;
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const text = () =>
+  z
+    .string()
+    .refine((value) => !NUL.test(value), "must not contain the NUL character (U+0000)")
+    .refine((value) => !UNPAIRED_SURROGATE.test(value), "must be well-formed Unicode text (no unpaired surrogate)");
 
 /** A plant as the store returns it. */
 export const PlantSchema = extendApi(
   z.object({
-    name: z.string().regex(NO_NUL, NO_NUL_MESSAGE).describe("The name of the plant"),
-    tag: z.string().regex(NO_NUL, NO_NUL_MESSAGE).optional().describe("Tag that specifies the type of the plant"),
+    name: text().describe("The name of the plant"),
+    tag: text().optional().describe("Tag that specifies the type of the plant"),
   }),
   { title: "Plant" },
 );

@@ -25,6 +25,12 @@ describe("NewPlantSchema", () => {
     expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: "\u0000" }).success).toBe(false);
     expect(NewPlantSchema.safeParse({ id: 1n, name: "\u0001 tab\t 🌵", tag: "" }).success).toBe(true);
   });
+
+  it("rejects text with an unpaired surrogate, which no store can keep as sent, and accepts paired ones", () => {
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a\ud800" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "a", tag: "\udc00b" }).success).toBe(false);
+    expect(NewPlantSchema.safeParse({ id: 1n, name: "\ud83c\udf3f fern", tag: "\u{1F331}" }).success).toBe(true);
+  });
 });
 
 describe("ErrorCode", () => {

@@ -21,6 +21,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const status = failure?.status ?? 500;
   res.status(status).set(failure?.headers ?? {});
+  // A body abandoned halfway (413 on a chunked body) is neither read on nor skipped by Node, which then
+  // resets the connection: tell keep-alive clients not to send their next request on it. A body never
+  // touched (401 before reading) is skipped by Node itself, and the connection stays usable.
+  if (req.readableDidRead && !req.complete) res.set("Connection", "close");
   res.json({
     error: failure?.code ?? ErrorCode.InternalError,
     message: failure?.message ?? "internal server error",

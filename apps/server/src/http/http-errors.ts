@@ -86,3 +86,24 @@ export class ServiceUnavailableError extends HttpError {
     this.cause = options.cause;
   }
 }
+
+/** 400 for bytes that are not HTTP/1.1 at all; sent on the socket, since no request object exists. */
+export class MalformedRequestError extends HttpError {
+  constructor() {
+    super(400, ErrorCode.MalformedRequest, "request is not valid HTTP/1.1");
+  }
+}
+
+/** 408 when headers or body did not arrive within HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS. */
+export class RequestTimeoutError extends HttpError {
+  constructor() {
+    super(408, ErrorCode.RequestTimeout, "request was not received in time");
+  }
+}
+
+/** 431 when the request's headers exceed Node's maximum header size. */
+export class RequestHeadersTooLargeError extends HttpError {
+  constructor() {
+    super(431, ErrorCode.RequestHeadersTooLarge, "request headers are too large");
+  }
+}
