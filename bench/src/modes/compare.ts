@@ -1,0 +1,118 @@
+import { barChartSvg } from "../chart.js";
+import { checkAnswers, IdBlocks, measureAlternating, summarise } from "../measure.js";
+import type { BenchOptions } from "../options.js";
+import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
+import { SERVER_LABELS, type ServerKey } from "../servers.js";
+import { withSession, writeOutputs } from "../session.js";
+
+const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
+const MIB = 2 ** 20;
+
+export interface CompareResult {
+  /** Per server: the status and body of the check request, before any load. */
+  answers: Record<string, { status: number; body: string }>;
+  measurements: Awaited<ReturnType<typeof measureAlternating>>;
+  files: string[];
+}
+
+/** The five servers side by side: the built server, its two floors and the Fastify peer written two ways. */
+export async function compare(options: BenchOptions): Promise<CompareResult> {
+  return withSession(async (session) => {
+    const servers = [];
+    for (const key of ORDER) servers.push(await session.start({ key, name: key }));
+    const ids = new IdBlocks();
+    const answers: CompareResult["answers"] = {};
+    for (const server of servers) answers[server.label] = await checkAnswers(server, session.token, ids.take());
+
+    const plan = {
+      connectionLevels: options.connections,
+      rounds: options.rounds,
+      warmupSeconds: options.warmupSeconds,
+      seconds: options.seconds,
+      token: session.token,
+      order: "ascending" as const,
+      loadPin: session.pin.load,
+    };
+    const measurements = await measureAlternating(servers, plan, ids, (line) => process.stdout.write(`${line}\n`));
+    const floor = SERVER_LABELS["bare-express"];
+    const summaries = summarise(measurements, floor);
+
+    const full = SERVER_LABELS["plant-store"];
+    const targets: Target[] = [];
+    for (const connections of options.connections) {
+      targets.push(
+        ratioTarget(`(1) vs (2) bare Express, ${connections} connections`, pairedRatio(measurements, full, floor, connections), 2),
+        ratioTarget(
+          `(1) vs (4) straightforward peer, ${connections} connections`,
+          pairedRatio(measurements, full, SERVER_LABELS["fastify-straightforward"], connections),
+          5,
+        ),
+        ratioTarget(
+          `(1) vs (5) tuned peer, ${connections} connections`,
+          pairedRatio(measurements, full, SERVER_LABELS["fastify-tuned"], connections),
+          0.6,
+        ),
+      );
+    }
+    const ofFull = summaries.filter((s) => s.label === full);
+    const at50 = ofFull.find((s) => s.connections === 50);
+    if (at50) targets.push({ what: "(1) p99 at 50 connections", goal: "<= 15 ms", measured: `${at50.p99Ms.toFixed(2)} ms`, met: at50.p99Ms <= 15 });
+    const peakRss = Math.max(...ofFull.map((s) => s.peakRssBytes));
+    targets.push({ what: "(1) peak RSS under load", goal: "<= 150 MiB", measured: `${(peakRss / MIB).toFixed(0)} MiB`, met: peakRss <= 150 * MIB });
+
+    const svg = await barChartSvg(
+      "POST /plants throughput (median of rounds)",
+      "requests per second",
+      summaries.map((s) => ({ server: s.label, connections: s.connections, value: Math.round(s.requestsPerSecond) })),
+    );
+    const markdown = [
+      ...header({
+        title: "Plant Store benchmark: POST /plants side by side",
+        command: options.command,
+        startedAt: session.startedAt,
+        environment: session.environment,
+        pinning: session.pin.description,
+        plan:
+          `${options.connections.join(" and ")} connections; per server and level a ${options.warmupSeconds} s warm-up, then ` +
+          `${options.rounds} rounds of ${options.seconds} s in alternating order`,
+        notes: options.notes,
+      }),
+      "## What runs",
+      "",
+      "wrk (one thread, keep-alive) posts `{\"id\": <unique>, \"name\": \"Monstera\", \"tag\": \"tropical\"}` to `POST /plants` with a",
+      "valid HS256 bearer token; every id is sent once per run. Each server is its own process, started once and",
+      "measured in turn; any non-2xx answer or socket error stops the benchmark.",
+      "",
+      "1. **Plant Store**: the built `apps/server/dist/main.js` in production mode: bearer auth, lossless JSON body,",
+      "   contract validation, durable SQLite (WAL, `synchronous=FULL`, group commit), one log line per request at",
+      "   info into a file.",
+      "2. **Bare Express 5** with `express.json()` answering a fixed JSON: the framework floor (`bench/baselines/bare-express.ts`).",
+      "3. **Bare `node:http`** answering a fixed JSON: the platform limit (`bench/baselines/bare-node-http.ts`).",
+      "4. **Fastify 5 peer, straightforward**: jsonwebtoken HS256 with the secret as a string, JSON-schema body, one",
+      "   durable better-sqlite3 commit per request, Fastify's default request logs at info into a file",
+      "   (`bench/baselines/fastify-straightforward.ts`).",
+      "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
+      "   (`bench/baselines/fastify-tuned.ts`).",
+      "",
+      "CPU us/req is the server process's user + system CPU time (from `/proc/<pid>/stat`) over a run divided by the",
+      "requests served. Peak RSS is the process's high-water mark (`VmHWM`). Ratios are paired: each round's",
+      "throughput divided by the floor's in the same round, then the median (min–max) over rounds.",
+      "",
+      "![Throughput per server](benchmarks.svg)",
+      "",
+      "## Targets",
+      "",
+      ...targetTable(targets),
+      "## Results",
+      "",
+      ...summaryTable(summaries, "(2)"),
+      ...rawTable(measurements),
+    ].join("\n");
+    writeOutputs(options.outDir, {
+      "benchmarks.md": markdown,
+      "benchmarks.svg": svg,
+      "benchmarks.json": JSON.stringify({ answers, summaries, measurements }, null, 2),
+    });
+    return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks.json"] };
+  });
+}
