@@ -55,7 +55,7 @@ app.addHook("onResponse", async (request, reply) => {
 });
 
 app.post<{ Body: NewPlantBody }>("/plants", { schema: { body: newPlantSchema } }, async (request) => {
-  const { id, name, tag } = request.body;
+  const { name, tag } = request.body;
   await store(request.body);
   return tag === undefined ? { name } : { name, tag };
 });

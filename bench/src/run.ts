@@ -56,12 +56,19 @@ function parse(argv: string[]): BenchOptions {
   };
 }
 
-const options = parse(process.argv.slice(2));
+function fail(error: unknown): never {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+let options: BenchOptions;
+try {
+  options = parse(process.argv.slice(2));
+} catch (error) {
+  fail(error);
+}
 const run = { compare, quick: compare, prefill, soak }[options.mode];
 run(options).then(
   (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
-  (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
+  fail,
 );

@@ -3,6 +3,7 @@ import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { bearerAuth } from "./auth/bearer-auth.js";
 import type { JwtVerifier } from "./auth/jwt-verifier.js";
+import { VerifiedTokenCache } from "./auth/verified-token-cache.js";
 import { errorHandler, notFound } from "./http/error-handler.js";
 import { BadRequestError } from "./http/http-errors.js";
 import { jsonBody } from "./http/json-body.js";
@@ -30,7 +31,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   createExpressEndpoints(plantStoreContract, createPlantsRouter(deps.store), app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
-    globalMiddleware: [bearerAuth(deps.verifier), jsonBody(deps.bodyLimitBytes)],
+    globalMiddleware: [bearerAuth(new VerifiedTokenCache(deps.verifier)), jsonBody(deps.bodyLimitBytes)],
     requestValidationErrorHandler: (error, _req, _res, next) => {
       const message = error.body ? describeValidationError(error.body) : "request is invalid";
       next(new BadRequestError(ErrorCode.ValidationFailed, message));

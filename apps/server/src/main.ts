@@ -3,6 +3,7 @@ import { createApp } from "./app.js";
 import { developmentBanner, generateDevelopmentSecret } from "./auth/development-credentials.js";
 import { JwtVerifier } from "./auth/jwt-verifier.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { createHttpServer } from "./http/http-server.js";
 import { createLogger } from "./logger.js";
 import { openStore } from "./store/open-store.js";
 
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const verifier = new JwtVerifier({ secret, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const app = createApp({ store, verifier, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
 
-  const server = app.listen(config.PORT, config.HOST);
+  const server = createHttpServer(app).listen(config.PORT, config.HOST);
   server.on("error", (error) => {
     logger.fatal({ err: error }, "server failed");
     process.exit(1);

@@ -7,7 +7,7 @@ import { InvalidTokenError, type JwtVerifier } from "./jwt-verifier.js";
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 
 /** Requires a valid bearer token before anything else of the request (its body included) is read. */
-export function bearerAuth(verifier: JwtVerifier): RequestHandler {
+export function bearerAuth(verifier: Pick<JwtVerifier, "verify">): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined || !/^Bearer(\s|$)/i.test(header)) {
