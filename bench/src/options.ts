@@ -2,6 +2,10 @@
 export interface BenchOptions {
   mode: "compare" | "quick" | "prefill" | "soak";
   connections: number[];
+  /** compare: which servers (all five by default; the floor (2) is always included, ratios need it). */
+  servers: string[];
+  /** compare: extra Plant Store builds to measure alongside, as label=path/to/main.js (A/B of a lever). */
+  variants: { label: string; main: string }[];
   rounds: number;
   warmupSeconds: number;
   seconds: number;

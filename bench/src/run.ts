@@ -23,6 +23,8 @@ function parse(argv: string[]): BenchOptions {
     options: {
       mode: { type: "string", default: "compare" },
       connections: { type: "string" },
+      servers: { type: "string" },
+      variant: { type: "string", multiple: true },
       rounds: { type: "string" },
       warmup: { type: "string" },
       seconds: { type: "string" },
@@ -44,6 +46,12 @@ function parse(argv: string[]): BenchOptions {
   return {
     mode,
     connections: values.connections?.split(",").map(Number) ?? defaults.connections ?? [50, 100],
+    servers: values.servers?.split(",") ?? [],
+    variants: (values.variant ?? []).map((text) => {
+      const [label, main] = text.split("=");
+      if (!label || !main) throw new Error("--variant must be label=path/to/main.js");
+      return { label, main };
+    }),
     rounds: number(values.rounds, defaults.rounds ?? 1, "rounds"),
     warmupSeconds: number(values.warmup, defaults.warmupSeconds ?? 1, "warmup"),
     seconds: number(values.seconds, defaults.seconds ?? 1, "seconds"),

@@ -38,6 +38,8 @@ export interface StartOptions {
   label?: string;
   /** For the Plant Store: an existing database file to serve. */
   databaseFile?: string;
+  /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
+  main?: string;
 }
 
 const STARTUP_TIMEOUT_MS = 15_000;
@@ -50,7 +52,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (options.key === "plant-store") {
     // The built server as an operator runs it: production mode, logs at info on stdout into a file.
     const log = openSync(logFile, "a");
-    const [command, args] = pinned(options.pin, process.execPath, [SERVER_MAIN]);
+    const [command, args] = pinned(options.pin, process.execPath, [options.main ?? SERVER_MAIN]);
     const child = spawn(command, args, {
       env: {
         PATH: process.env.PATH ?? "",
