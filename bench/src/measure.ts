@@ -126,6 +126,8 @@ export interface Summary {
   cpuMicrosPerRequest: number;
   peakRssBytes: number;
   ratioToReference: Spread;
+  /** The reference's CPU time per request over this server's, paired round by round: less noisy than req/s on a shared machine. */
+  cpuRatioToReference: Spread;
 }
 
 export function summarise(measurements: Measurement[], referenceLabel: string): Summary[] {
@@ -134,9 +136,7 @@ export function summarise(measurements: Measurement[], referenceLabel: string): 
   const labels = [...new Set(measurements.map((m) => m.label))];
   for (const connections of levels) {
     const reference = new Map(
-      measurements
-        .filter((m) => m.connections === connections && m.label === referenceLabel)
-        .map((m) => [m.round, m.load.requestsPerSecond]),
+      measurements.filter((m) => m.connections === connections && m.label === referenceLabel).map((m) => [m.round, m]),
     );
     for (const label of labels) {
       const runs = measurements.filter((m) => m.connections === connections && m.label === label);
@@ -149,7 +149,8 @@ export function summarise(measurements: Measurement[], referenceLabel: string): 
         p99Ms: median(runs.map((m) => m.load.p99Ms)),
         cpuMicrosPerRequest: median(runs.map((m) => m.cpuMicrosPerRequest)),
         peakRssBytes: Math.max(...runs.map((m) => m.peakRssBytes)),
-        ratioToReference: spread(runs.map((m) => m.load.requestsPerSecond / reference.get(m.round)!)),
+        ratioToReference: spread(runs.map((m) => m.load.requestsPerSecond / reference.get(m.round)!.load.requestsPerSecond)),
+        cpuRatioToReference: spread(runs.map((m) => reference.get(m.round)!.cpuMicrosPerRequest / m.cpuMicrosPerRequest)),
       });
     }
   }

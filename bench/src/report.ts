@@ -46,13 +46,14 @@ export function summaryTable(summaries: Summary[], referenceName: string): strin
     lines.push(
       `### ${connections} connections`,
       "",
-      `| Server | req/s | p50 ms | p99 ms | CPU us/req | peak RSS MiB | vs ${referenceName}: median (min–max) |`,
-      "|---|---:|---:|---:|---:|---:|---:|",
+      `| Server | req/s | p50 ms | p99 ms | CPU us/req | peak RSS MiB | req/s vs ${referenceName}: median (min–max) | CPU efficiency vs ${referenceName} |`,
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
     );
     for (const s of summaries.filter((summary) => summary.connections === connections)) {
       lines.push(
         `| ${s.label} | ${Math.round(s.requestsPerSecond)} | ${fixed(s.p50Ms, 2)} | ${fixed(s.p99Ms, 2)} | ` +
-          `${fixed(s.cpuMicrosPerRequest, 0)} | ${fixed(s.peakRssBytes / MIB, 0)} | ${spreadText(s.ratioToReference)} |`,
+          `${fixed(s.cpuMicrosPerRequest, 0)} | ${fixed(s.peakRssBytes / MIB, 0)} | ${spreadText(s.ratioToReference)} | ` +
+          `${spreadText(s.cpuRatioToReference)} |`,
       );
     }
     lines.push("");

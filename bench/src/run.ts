@@ -17,6 +17,17 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   soak: { outDir: DOCS, connections: [50] },
 };
 
+/** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
+function rerunCommand(argv: string[]): string {
+  const args: string[] = [];
+  const given = argv.filter((arg) => arg !== "--");
+  for (let i = 0; i < given.length; i++) {
+    if (given[i] === "--note") i++;
+    else if (!given[i]!.startsWith("--note=")) args.push(given[i]!);
+  }
+  return ["pnpm bench", ...(args.length > 0 ? ["--", ...args] : [])].join(" ");
+}
+
 function parse(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv.filter((arg) => arg !== "--"),
@@ -57,7 +68,7 @@ function parse(argv: string[]): BenchOptions {
     seconds: number(values.seconds, defaults.seconds ?? 1, "seconds"),
     outDir: values.out ?? defaults.outDir!,
     notes: values.note ?? [],
-    command: ["pnpm bench --", ...argv.filter((arg) => arg !== "--")].join(" ").replace(/ --$/, ""),
+    command: rerunCommand(argv),
     rows: number(values.rows, undefined, "rows"),
     rate: number(values.rate, undefined, "rate"),
     durationSeconds: number(values.duration, undefined, "duration"),

@@ -51,7 +51,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logFile = join(options.dir, "server.log");
   if (options.key === "plant-store") {
     // The built server as an operator runs it: production mode, logs at info on stdout into a file.
-    const log = openSync(logFile, "a");
+    // Truncated: the address is read from this run's first "listening" line.
+    const log = openSync(logFile, "w");
     const [command, args] = pinned(options.pin, process.execPath, [options.main ?? SERVER_MAIN]);
     const child = spawn(command, args, {
       env: {
