@@ -114,6 +114,10 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       ...summaryTable(summaries, "(2)"),
       ...rawTable(measurements),
+      "Other modes write their own reports next to this one: `pnpm bench -- --mode prefill` (1,000,000 plants",
+      "stored, [benchmarks-prefill.md](benchmarks-prefill.md)) and `pnpm bench -- --mode soak` (RSS over a",
+      "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)).",
+      "",
     ].join("\n");
     writeOutputs(options.outDir, {
       "benchmarks.md": markdown,
