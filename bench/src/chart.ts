@@ -12,13 +12,13 @@ export async function barChartSvg(title: string, axisTitle: string, bars: Bar[])
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title,
-    data: { values: bars.map((bar) => ({ ...bar, connections: `${bar.connections} connections` })) },
+    data: { values: bars },
     width: 260,
     height: 220,
     mark: { type: "bar", tooltip: true },
     encoding: {
-      column: { field: "connections", type: "nominal", title: null },
-      x: { field: "server", type: "nominal", title: null, axis: { labelAngle: -35, labelLimit: 220 }, sort: null },
+      column: { field: "connections", type: "ordinal", title: "connections", sort: "ascending" },
+      x: { field: "server", type: "nominal", title: null, axis: { labelAngle: -35, labelLimit: 260 }, sort: null },
       y: { field: "value", type: "quantitative", title: axisTitle },
       color: { field: "server", type: "nominal", legend: null, sort: null },
     },

@@ -27,6 +27,15 @@ export const SERVER_LABELS: Record<ServerKey, string> = {
   "fastify-tuned": "(5) Fastify 5 peer, tuned",
 };
 
+/** Short names for the chart's axis. */
+export const SERVER_SHORT_LABELS: Record<ServerKey, string> = {
+  "plant-store": "(1) Plant Store",
+  "bare-express": "(2) bare Express",
+  "bare-node-http": "(3) node:http",
+  "fastify-straightforward": "(4) Fastify straightforward",
+  "fastify-tuned": "(5) Fastify tuned",
+};
+
 export interface StartOptions {
   key: ServerKey;
   /** taskset prefix, or [] */

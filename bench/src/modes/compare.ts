@@ -2,7 +2,7 @@ import { barChartSvg } from "../chart.js";
 import { checkAnswers, IdBlocks, measureAlternating, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
-import { SERVER_LABELS, type ServerKey } from "../servers.js";
+import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { withSession, writeOutputs } from "../session.js";
 
 const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
@@ -64,10 +64,19 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const peakRss = Math.max(...ofFull.map((s) => s.peakRssBytes));
     if (ofFull.length > 0) targets.push({ what: "(1) peak RSS under load", goal: "<= 150 MiB", measured: `${(peakRss / MIB).toFixed(0)} MiB`, met: peakRss <= 150 * MIB });
 
-    const svg = await barChartSvg(
+    const shortLabel = new Map<string, string>(servers.map((server) => [server.label, server.label]));
+    for (const key of ORDER) shortLabel.set(SERVER_LABELS[key], SERVER_SHORT_LABELS[key]);
+    const bars = (value: (s: (typeof summaries)[number]) => number) =>
+      summaries.map((s) => ({ server: shortLabel.get(s.label)!, connections: s.connections, value: value(s) }));
+    const throughputSvg = await barChartSvg(
       "POST /plants throughput (median of rounds)",
       "requests per second",
-      summaries.map((s) => ({ server: s.label, connections: s.connections, value: Math.round(s.requestsPerSecond) })),
+      bars((s) => Math.round(s.requestsPerSecond)),
+    );
+    const cpuSvg = await barChartSvg(
+      "Server CPU time per request (median of rounds; lower is better)",
+      "microseconds",
+      bars((s) => Math.round(s.cpuMicrosPerRequest)),
     );
     const markdown = [
       ...header({
@@ -107,6 +116,8 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       "![Throughput per server](benchmarks.svg)",
       "",
+      "![Server CPU time per request](benchmarks-cpu.svg)",
+      "",
       "## Targets",
       "",
       ...targetTable(targets),
@@ -121,9 +132,10 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     ].join("\n");
     writeOutputs(options.outDir, {
       "benchmarks.md": markdown,
-      "benchmarks.svg": svg,
+      "benchmarks.svg": throughputSvg,
+      "benchmarks-cpu.svg": cpuSvg,
       "benchmarks.json": JSON.stringify({ answers, summaries, measurements }, null, 2),
     });
-    return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks.json"] };
+    return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"] };
   });
 }
