@@ -1,6 +1,6 @@
 // A load generator at a fixed rate, for the soak mode (wrk has no rate limit). It runs as its own
 // process so its CPU never counts against the server. argv: <base url> <token> <req/s> <seconds> <first id>.
-// Prints one line: FIXED_RATE_RESULT {"sent":…,"ok":…,"failed":…}.
+// Prints one line: FIXED_RATE_RESULT {"sent":…,"ok":…,"failed":…,"failures":{<status or error code>: count}}.
 import { Agent, request } from "node:http";
 
 const [baseUrl, token, rateText, secondsText, firstIdText] = process.argv.slice(2);
@@ -18,6 +18,12 @@ let sent = 0;
 let ok = 0;
 let failed = 0;
 let inFlight = 0;
+const failures: Record<string, number> = {};
+
+function fail(reason: string): void {
+  failed++;
+  failures[reason] = (failures[reason] ?? 0) + 1;
+}
 
 function post(): void {
   const body = `{"id":${nextId++},"name":"Monstera","tag":"tropical"}`;
@@ -35,13 +41,13 @@ function post(): void {
       res.on("end", () => {
         inFlight--;
         if (res.statusCode === 200) ok++;
-        else failed++;
+        else fail(`HTTP ${res.statusCode}`);
       });
     },
   );
-  req.on("error", () => {
+  req.on("error", (error: NodeJS.ErrnoException) => {
     inFlight--;
-    failed++;
+    fail(error.code ?? error.message);
   });
   req.end(body);
 }
@@ -58,7 +64,7 @@ const timer = setInterval(() => {
       if (inFlight > 0) return;
       clearInterval(finish);
       agent.destroy();
-      process.stdout.write(`FIXED_RATE_RESULT ${JSON.stringify({ sent, ok, failed })}\n`);
+      process.stdout.write(`FIXED_RATE_RESULT ${JSON.stringify({ sent, ok, failed, failures })}\n`);
     }, 50);
   }
 }, TICK_MS);

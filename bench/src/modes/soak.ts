@@ -23,7 +23,7 @@ export async function soak(options: BenchOptions) {
     const sampler = setInterval(() => {
       samples.push({ atSeconds: Math.round((Date.now() - started) / 1000), rssBytes: memory(server.pid).rssBytes });
     }, SAMPLE_MS);
-    let result: { sent: number; ok: number; failed: number };
+    let result: { sent: number; ok: number; failed: number; failures: Record<string, number> };
     try {
       const [command, args] = pinned(session.pin.load, process.execPath, [
         LOADER,
@@ -56,7 +56,8 @@ export async function soak(options: BenchOptions) {
         plan: `${options.rate} req/s for ${options.durationSeconds} s (a Node fixed-rate generator, keep-alive); RSS sampled every ${SAMPLE_MS / 1000} s`,
         notes: options.notes,
       }),
-      `Requests: ${result.sent} sent, ${result.ok} answered 200, ${result.failed} failed.`,
+      `Requests: ${result.sent} sent, ${result.ok} answered 200, ${result.failed} failed` +
+        (result.failed > 0 ? ` (${Object.entries(result.failures).map(([reason, count]) => `${reason}: ${count}`).join(", ")}).` : "."),
       "",
       ...targetTable([
         {
