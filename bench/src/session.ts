@@ -45,7 +45,10 @@ export async function withSession<T>(body: (session: Session) => Promise<T>): Pr
   const stopAll = () => Promise.all(servers.map((server) => server.stop()));
   // Ctrl-C must not leave servers running on the shared machine.
   const onSignal = () => {
-    stopAll().finally(() => process.exit(130));
+    stopAll().finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
