@@ -6,8 +6,8 @@ import type { Express } from "express";
  * node:http's IncomingMessage and ServerResponse are ES5-style constructors that initialise an existing
  * `this` (they are called this way by Node's own subclasses), so this is plain prototypal inheritance;
  * test/http-server.test.ts fails if a Node release changes that.
- * (A class's prototype cannot be replaced, and `Reflect.construct` with a foreign new.target makes V8
- * build each object's map through a runtime call: measured slower than the swap it replaces.)
+ * (A class's prototype cannot be replaced, and `Reflect.construct` with a foreign new.target measured
+ * slower than the swap it replaces, likely V8's slow allocation path for such a new.target.)
  */
 function constructingWith(base: (...args: never[]) => unknown, prototype: object): unknown {
   function Construct(this: object, ...args: never[]) {
