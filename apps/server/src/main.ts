@@ -3,7 +3,7 @@ import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createHttpServer } from "./http/server-timeouts.js";
+import { createHttpServer } from "./http/http-server.js";
 import { createLogger } from "./logger.js";
 import { gracefulShutdown } from "./ops/graceful-shutdown.js";
 import { Lifecycle } from "./ops/lifecycle.js";

@@ -4,6 +4,7 @@ import { bearerAuth } from "./bearer-auth.js";
 import type { TokenVerifier } from "./jwt-verifier.js";
 import { requireScopes } from "./required-scope.js";
 import { subjectRateLimit } from "./subject-rate-limit.js";
+import { VerifiedTokenCache } from "./verified-token-cache.js";
 
 export interface AuthenticationOptions {
   verifier: TokenVerifier;
@@ -17,7 +18,8 @@ export interface AuthenticationOptions {
 /** The checks a request passes before its body is read: a valid token (401), its scope (403), its rate (429). */
 export function authentication(options: AuthenticationOptions): RequestHandler[] {
   return [
-    bearerAuth(options.verifier),
+    // Clients send the same token on every request: verify its signature once, not per request.
+    bearerAuth(new VerifiedTokenCache(options.verifier)),
     ...(options.requiredScopes?.length ? [requireScopes(options.requiredScopes)] : []),
     ...(options.rateLimitPerMinute ? [subjectRateLimit(options.rateLimitPerMinute, options.logger)] : []),
   ];

@@ -1,0 +1,78 @@
+/** Anything that verifies a bearer token: returns (or resolves to) its claims, or throws/rejects to refuse it. */
+export interface ClaimsVerifier<Claims> {
+  verify(token: string): Claims | Promise<Claims>;
+}
+
+export interface VerifiedTokenCacheOptions {
+  /** Most tokens remembered at once; the oldest entry is dropped to make room. */
+  maxEntries?: number;
+  /**
+   * Longest a verification is reused, whatever the token's exp: keys can be rotated or revoked
+   * (JWKS), and this bounds how long a token signed with a withdrawn key keeps being accepted.
+   */
+  maxAgeMs?: number;
+  /** The clock, in milliseconds since the epoch. */
+  now?: () => number;
+}
+
+interface Entry<Claims> {
+  claims: Claims;
+  reuseUntilMs: number;
+}
+
+/**
+ * Remembers tokens that verified, keyed by the raw token, so a client sending the same token on every
+ * request pays for the signature check once (HS256 ~9 us, RS256 ~30 us, ES256 ~75 us per request).
+ * An entry never outlives the token's exp (nor maxAgeMs); after that the token goes through the verifier
+ * again, which judges it exactly as without the cache (clock tolerance included). Refused tokens are never
+ * remembered, and a token without a numeric exp is never cached. The cache holds at most maxEntries.
+ */
+export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements ClaimsVerifier<Claims> {
+  private readonly entries = new Map<string, Entry<Claims>>();
+  private readonly maxEntries: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  /** Verifications answered from the cache, and those that went to the verifier. */
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly verifier: ClaimsVerifier<Claims>,
+    options: VerifiedTokenCacheOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Claims from the cache synchronously, else whatever the verifier gives (remembered once it succeeds). */
+  verify(token: string): Claims | Promise<Claims> {
+    const now = this.now();
+    const entry = this.entries.get(token);
+    if (entry !== undefined) {
+      if (now < entry.reuseUntilMs) {
+        this.hits++;
+        return entry.claims;
+      }
+      this.entries.delete(token);
+    }
+    this.misses++;
+    const verified = this.verifier.verify(token);
+    // A fixed key verifies synchronously; keep that path free of promises (a JWKS lookup is async).
+    if (verified instanceof Promise) return verified.then((claims) => this.remember(token, claims, now));
+    return this.remember(token, verified, now);
+  }
+
+  private remember(token: string, claims: Claims, now: number): Claims {
+    const exp = claims.exp;
+    if (typeof exp === "number" && exp * 1000 > now) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(token, { claims, reuseUntilMs: Math.min(exp * 1000, now + this.maxAgeMs) });
+    }
+    return claims;
+  }
+}

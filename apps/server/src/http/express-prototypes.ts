@@ -1,0 +1,34 @@
+import { IncomingMessage, type ServerOptions, ServerResponse } from "node:http";
+import type { Express } from "express";
+
+/**
+ * A constructor whose objects have `prototype` itself as their prototype and are initialised by `base`.
+ * node:http's IncomingMessage and ServerResponse are ES5-style constructors that initialise an existing
+ * `this` (they are called this way by Node's own subclasses), so this is plain prototypal inheritance;
+ * test/http-server.test.ts fails if a Node release changes that.
+ * (A class's prototype cannot be replaced, and `Reflect.construct` with a foreign new.target measured
+ * slower than the swap it replaces, likely V8's slow allocation path for such a new.target.)
+ */
+function constructingWith(base: (...args: never[]) => unknown, prototype: object): unknown {
+  function Construct(this: object, ...args: never[]) {
+    base.apply(this, args);
+  }
+  Construct.prototype = prototype;
+  return Construct;
+}
+
+/**
+ * node:http options under which `app`'s requests and responses are born with Express's prototypes
+ * (`app.request`, `app.response`). Express's own `app.listen` lets node:http build plain
+ * IncomingMessage/ServerResponse objects and then swaps their prototypes with `Object.setPrototypeOf`
+ * in `app.handle`: a V8 map transition per object per request, and every later access to them runs in
+ * code that has seen their shape change (measured: ~175 -> ~62 us of CPU per POST /plants).
+ * Created with the right prototype, Express's swap sets the prototype they already have (a no-op) and
+ * the API Express offers is unchanged: same objects, same methods, same prototype chain.
+ */
+export function expressPrototypes(app: Express): Pick<ServerOptions, "IncomingMessage" | "ServerResponse"> {
+  return {
+    IncomingMessage: constructingWith(IncomingMessage as never, app.request) as typeof IncomingMessage,
+    ServerResponse: constructingWith(ServerResponse as never, app.response) as typeof ServerResponse,
+  };
+}

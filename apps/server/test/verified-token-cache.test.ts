@@ -1,0 +1,132 @@
+import type { JwtPayload } from "jsonwebtoken";
+import { describe, expect, it } from "vitest";
+import { InvalidTokenError, JwtVerifier } from "../src/auth/jwt-verifier.js";
+import { mintToken } from "../src/auth/mint-token.js";
+import { VerifiedTokenCache } from "../src/auth/verified-token-cache.js";
+import { TEST_SECRET } from "./support/test-server.js";
+
+/** The real verifier, counting how often it is asked. */
+function countingVerifier() {
+  const verifier = new JwtVerifier({ secret: TEST_SECRET });
+  const counter = {
+    calls: 0,
+    verify(token: string) {
+      counter.calls++;
+      return verifier.verify(token);
+    },
+  };
+  return counter;
+}
+
+/** The cache's answer for a synchronous verifier, which is never a promise. */
+function verifySync(cache: VerifiedTokenCache<JwtPayload>, token: string): JwtPayload {
+  const claims = verifySync(cache, token);
+  if (claims instanceof Promise) throw new Error("a synchronous verifier gave a promise");
+  return claims;
+}
+
+function clock(startMs: number) {
+  const state = { nowMs: startMs, now: () => state.nowMs };
+  return state;
+}
+
+describe("VerifiedTokenCache", () => {
+  it("remembers what an asynchronous (JWKS) verifier resolved to and answers it synchronously next time", async () => {
+    const verifier = new JwtVerifier({ secret: TEST_SECRET });
+    let calls = 0;
+    const cache = new VerifiedTokenCache<JwtPayload>({
+      verify: async (token) => {
+        calls++;
+        return verifier.verify(token);
+      },
+    });
+    const token = mintToken({ secret: TEST_SECRET, subject: "bob" });
+    const first = await cache.verify(token);
+    expect(first.sub).toBe("bob");
+    expect(verifySync(cache, token)).toBe(first);
+    expect(calls).toBe(1);
+  });
+
+  it("verifies a token once and answers the same token again from the cache with the same claims", () => {
+    const verifier = countingVerifier();
+    const cache = new VerifiedTokenCache(verifier);
+    const token = mintToken({ secret: TEST_SECRET, subject: "alice" });
+
+    const first = verifySync(cache, token);
+    const second = verifySync(cache, token);
+
+    expect(second).toBe(first);
+    expect(first.sub).toBe("alice");
+    expect(verifier.calls).toBe(1);
+    expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 1 });
+  });
+
+  it("never answers from the cache at or after the token's exp: the verifier judges it again", () => {
+    const verifier = countingVerifier();
+    const time = clock(Date.now());
+    const cache = new VerifiedTokenCache(verifier, { now: time.now, maxAgeMs: 24 * 3600_000 });
+    const token = mintToken({ secret: TEST_SECRET, expiresInSeconds: 600 });
+    const { exp } = verifySync(cache, token);
+
+    time.nowMs = exp! * 1000 - 1;
+    cache.verify(token);
+    expect(verifier.calls).toBe(1);
+    time.nowMs = exp! * 1000;
+    cache.verify(token);
+    expect(verifier.calls).toBe(2);
+  });
+
+  it("reuses a verification for at most maxAgeMs even when exp is later", () => {
+    const verifier = countingVerifier();
+    const time = clock(Date.now());
+    const cache = new VerifiedTokenCache(verifier, { now: time.now, maxAgeMs: 1000 });
+    const token = mintToken({ secret: TEST_SECRET, expiresInSeconds: 3600 });
+    cache.verify(token);
+
+    time.nowMs += 1000;
+    cache.verify(token);
+
+    expect(verifier.calls).toBe(2);
+  });
+
+  it("does not remember refused tokens: each attempt is verified and refused again", () => {
+    const verifier = countingVerifier();
+    const cache = new VerifiedTokenCache(verifier);
+    const forged = mintToken({ secret: "another-secret-that-is-at-least-32-characters" });
+
+    expect(() => cache.verify(forged)).toThrow(InvalidTokenError);
+    expect(() => cache.verify(forged)).toThrow(InvalidTokenError);
+    expect(verifier.calls).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+
+  it("holds at most maxEntries tokens, dropping the oldest", () => {
+    const verifier = countingVerifier();
+    const cache = new VerifiedTokenCache(verifier, { maxEntries: 2 });
+    const [a, b, c] = ["a", "b", "c"].map((subject) => mintToken({ secret: TEST_SECRET, subject }));
+
+    for (const token of [a!, b!, c!]) cache.verify(token);
+    expect(cache.size).toBe(2);
+    cache.verify(c!);
+    cache.verify(b!);
+    expect(verifier.calls).toBe(3);
+    cache.verify(a!);
+    expect(verifier.calls).toBe(4);
+  });
+
+  it("never caches claims without a numeric exp, whatever verifier it wraps", () => {
+    let calls = 0;
+    const cache = new VerifiedTokenCache({
+      verify: () => {
+        calls++;
+        return { sub: "no-exp" } as { sub: string; exp?: number };
+      },
+    });
+
+    cache.verify("opaque");
+    cache.verify("opaque");
+
+    expect(calls).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+});

@@ -1,0 +1,70 @@
+// A load generator at a fixed rate, for the soak mode (wrk has no rate limit). It runs as its own
+// process so its CPU never counts against the server. argv: <base url> <token> <req/s> <seconds> <first id>.
+// Prints one line: FIXED_RATE_RESULT {"sent":…,"ok":…,"failed":…,"failures":{<status or error code>: count}}.
+import { Agent, request } from "node:http";
+
+const [baseUrl, token, rateText, secondsText, firstIdText] = process.argv.slice(2);
+if (!baseUrl || !token || !rateText || !secondsText || !firstIdText) {
+  throw new Error("usage: node fixed-rate-load.js <base url> <token> <req/s> <seconds> <first id>");
+}
+const rate = Number(rateText);
+const seconds = Number(secondsText);
+let nextId = Number(firstIdText);
+
+const TICK_MS = 10;
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const url = new URL("/plants", baseUrl);
+let sent = 0;
+let ok = 0;
+let failed = 0;
+let inFlight = 0;
+const failures: Record<string, number> = {};
+
+function fail(reason: string): void {
+  failed++;
+  failures[reason] = (failures[reason] ?? 0) + 1;
+}
+
+function post(): void {
+  const body = `{"id":${nextId++},"name":"Monstera","tag":"tropical"}`;
+  sent++;
+  inFlight++;
+  const req = request(
+    url,
+    {
+      method: "POST",
+      agent,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Content-Length": body.length },
+    },
+    (res) => {
+      res.resume();
+      res.on("end", () => {
+        inFlight--;
+        if (res.statusCode === 200) ok++;
+        else fail(`HTTP ${res.statusCode}`);
+      });
+    },
+  );
+  req.on("error", (error: NodeJS.ErrnoException) => {
+    inFlight--;
+    fail(error.code ?? error.message);
+  });
+  req.end(body);
+}
+
+const started = Date.now();
+const timer = setInterval(() => {
+  const elapsed = Date.now() - started;
+  // Catch up to where the schedule says we should be, so a slow tick does not lower the rate.
+  const due = Math.min(Math.floor((elapsed / 1000) * rate), Math.floor(seconds * rate)) - sent;
+  for (let i = 0; i < due; i++) post();
+  if (elapsed >= seconds * 1000) {
+    clearInterval(timer);
+    const finish = setInterval(() => {
+      if (inFlight > 0) return;
+      clearInterval(finish);
+      agent.destroy();
+      process.stdout.write(`FIXED_RATE_RESULT ${JSON.stringify({ sent, ok, failed, failures })}\n`);
+    }, 50);
+  }
+}, TICK_MS);

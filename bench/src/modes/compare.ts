@@ -1,0 +1,141 @@
+import { barChartSvg } from "../chart.js";
+import { checkAnswers, IdBlocks, measureAlternating, summarise } from "../measure.js";
+import type { BenchOptions } from "../options.js";
+import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
+import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
+import { withSession, writeOutputs } from "../session.js";
+
+const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
+const MIB = 2 ** 20;
+
+export interface CompareResult {
+  /** Per server: the status and body of the check request, before any load. */
+  answers: Record<string, { status: number; body: string }>;
+  measurements: Awaited<ReturnType<typeof measureAlternating>>;
+  files: string[];
+}
+
+/** The five servers side by side: the built server, its two floors and the Fastify peer written two ways. */
+export async function compare(options: BenchOptions): Promise<CompareResult> {
+  return withSession(async (session) => {
+    const servers = [];
+    const chosen = ORDER.filter(
+      (key) => options.servers.length === 0 || options.servers.includes(key) || key === "bare-express",
+    );
+    for (const key of chosen) servers.push(await session.start({ key, name: key }));
+    for (const [index, variant] of options.variants.entries()) {
+      const { label, main } = variant;
+      servers.push(await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${label}`, main }));
+    }
+    const ids = new IdBlocks();
+    const answers: CompareResult["answers"] = {};
+    for (const server of servers) answers[server.label] = await checkAnswers(server, session.token, ids.take());
+
+    const plan = {
+      connectionLevels: options.connections,
+      rounds: options.rounds,
+      warmupSeconds: options.warmupSeconds,
+      seconds: options.seconds,
+      token: session.token,
+      order: "ascending" as const,
+      loadPin: session.pin.load,
+    };
+    const measurements = await measureAlternating(servers, plan, ids, (line) => process.stdout.write(`${line}\n`));
+    const floor = SERVER_LABELS["bare-express"];
+    const summaries = summarise(measurements, floor);
+
+    const full = SERVER_LABELS["plant-store"];
+    const targets: Target[] = [];
+    const goals: [ServerKey, string, number][] = [
+      ["bare-express", "(2) bare Express", 2],
+      ["fastify-straightforward", "(4) straightforward peer", 5],
+      ["fastify-tuned", "(5) tuned peer", 0.6],
+    ];
+    for (const connections of options.connections) {
+      for (const [key, name, goal] of goals) {
+        if (!chosen.includes(key) || !chosen.includes("plant-store")) continue;
+        const ratio = pairedRatio(measurements, full, SERVER_LABELS[key], connections);
+        targets.push(ratioTarget(`(1) vs ${name}, ${connections} connections`, ratio, goal));
+      }
+    }
+    const ofFull = summaries.filter((s) => s.label === full);
+    const at50 = ofFull.find((s) => s.connections === 50);
+    if (at50) targets.push({ what: "(1) p99 at 50 connections", goal: "<= 15 ms", measured: `${at50.p99Ms.toFixed(2)} ms`, met: at50.p99Ms <= 15 });
+    const peakRss = Math.max(...ofFull.map((s) => s.peakRssBytes));
+    if (ofFull.length > 0) targets.push({ what: "(1) peak RSS under load", goal: "<= 150 MiB", measured: `${(peakRss / MIB).toFixed(0)} MiB`, met: peakRss <= 150 * MIB });
+
+    const shortLabel = new Map<string, string>(servers.map((server) => [server.label, server.label]));
+    for (const key of ORDER) shortLabel.set(SERVER_LABELS[key], SERVER_SHORT_LABELS[key]);
+    const bars = (value: (s: (typeof summaries)[number]) => number) =>
+      summaries.map((s) => ({ server: shortLabel.get(s.label)!, connections: s.connections, value: value(s) }));
+    const throughputSvg = await barChartSvg(
+      "POST /plants throughput (median of rounds)",
+      "requests per second",
+      bars((s) => Math.round(s.requestsPerSecond)),
+    );
+    const cpuSvg = await barChartSvg(
+      "Server CPU time per request (median of rounds; lower is better)",
+      "microseconds",
+      bars((s) => Math.round(s.cpuMicrosPerRequest)),
+    );
+    const markdown = [
+      ...header({
+        title: "Plant Store benchmark: POST /plants side by side",
+        command: options.command,
+        startedAt: session.startedAt,
+        environment: session.environment,
+        pinning: session.pin.description,
+        plan:
+          `${options.connections.join(" and ")} connections; per server and level a ${options.warmupSeconds} s warm-up, then ` +
+          `${options.rounds} rounds of ${options.seconds} s in alternating order`,
+        notes: options.notes,
+      }),
+      "## What runs",
+      "",
+      "wrk (one thread, keep-alive) posts `{\"id\": <unique>, \"name\": \"Monstera\", \"tag\": \"tropical\"}` to `POST /plants` with a",
+      "valid HS256 bearer token; every id is sent once per run. Each server is its own process, started once and",
+      "measured in turn; any non-2xx answer or socket error stops the benchmark.",
+      "",
+      "1. **Plant Store**: the built `apps/server/dist/main.js` in production mode: bearer auth, lossless JSON body,",
+      "   contract validation, durable SQLite (WAL, `synchronous=FULL`, group commit), one log line per request at",
+      "   info into a file.",
+      "2. **Bare Express 5** with `express.json()` answering a fixed JSON: the framework floor (`bench/baselines/bare-express.ts`).",
+      "3. **Bare `node:http`** answering a fixed JSON: the platform limit (`bench/baselines/bare-node-http.ts`).",
+      "4. **Fastify 5 peer, straightforward**: jsonwebtoken HS256 with the secret as a string, JSON-schema body, one",
+      "   durable better-sqlite3 commit per request, Fastify's default request logs at info into a file",
+      "   (`bench/baselines/fastify-straightforward.ts`).",
+      "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
+      "   (`bench/baselines/fastify-tuned.ts`).",
+      "",
+      "CPU us/req is the server process's user + system CPU time (from `/proc/<pid>/stat`) over a run divided by the",
+      "requests served. Peak RSS is the process's high-water mark (`VmHWM`). Ratios are paired: each round's",
+      "throughput divided by the floor's in the same round, then the median (min–max) over rounds. CPU efficiency is",
+      "the floor's CPU time per request over the server's, paired the same way: what the throughput ratio would be",
+      "if both were CPU-bound on their core, and far less disturbed than req/s by other load on a shared machine",
+      "(durable servers also wait for fsync, which other processes' disk traffic slows down).",
+      "",
+      "![Throughput per server](benchmarks.svg)",
+      "",
+      "![Server CPU time per request](benchmarks-cpu.svg)",
+      "",
+      "## Targets",
+      "",
+      ...targetTable(targets),
+      "## Results",
+      "",
+      ...summaryTable(summaries, "(2)"),
+      ...rawTable(measurements),
+      "Other modes write their own reports next to this one: `pnpm bench -- --mode prefill` (1,000,000 plants",
+      "stored, [benchmarks-prefill.md](benchmarks-prefill.md)) and `pnpm bench -- --mode soak` (RSS over a",
+      "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)).",
+      "",
+    ].join("\n");
+    writeOutputs(options.outDir, {
+      "benchmarks.md": markdown,
+      "benchmarks.svg": throughputSvg,
+      "benchmarks-cpu.svg": cpuSvg,
+      "benchmarks.json": JSON.stringify({ answers, summaries, measurements }, null, 2),
+    });
+    return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"] };
+  });
+}

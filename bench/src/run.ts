@@ -1,0 +1,93 @@
+// `pnpm bench [-- --mode compare|quick|prefill|soak] [--flags]`: see bench/README.md.
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { compare } from "./modes/compare.js";
+import { prefill } from "./modes/prefill.js";
+import { soak } from "./modes/soak.js";
+import type { BenchOptions } from "./options.js";
+
+const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
+const QUICK_OUT = fileURLToPath(new URL("../../results/quick/", import.meta.url));
+
+// Defaults per mode: compare is the published benchmark; quick keeps it working in CI in well under a minute.
+const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
+  compare: { rounds: 4, warmupSeconds: 3, seconds: 5, outDir: DOCS },
+  quick: { rounds: 2, warmupSeconds: 1, seconds: 1, outDir: QUICK_OUT },
+  prefill: { rounds: 4, warmupSeconds: 3, seconds: 5, outDir: DOCS, connections: [50] },
+  soak: { outDir: DOCS, connections: [50] },
+};
+
+/** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
+function rerunCommand(argv: string[]): string {
+  const args: string[] = [];
+  const given = argv.filter((arg) => arg !== "--");
+  for (let i = 0; i < given.length; i++) {
+    if (given[i] === "--note") i++;
+    else if (!given[i]!.startsWith("--note=")) args.push(given[i]!);
+  }
+  return ["pnpm bench", ...(args.length > 0 ? ["--", ...args] : [])].join(" ");
+}
+
+function parse(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv.filter((arg) => arg !== "--"),
+    options: {
+      mode: { type: "string", default: "compare" },
+      connections: { type: "string" },
+      servers: { type: "string" },
+      variant: { type: "string", multiple: true },
+      rounds: { type: "string" },
+      warmup: { type: "string" },
+      seconds: { type: "string" },
+      out: { type: "string" },
+      note: { type: "string", multiple: true },
+      rows: { type: "string", default: "1000000" },
+      rate: { type: "string", default: "1000" },
+      duration: { type: "string", default: "600" },
+    },
+  });
+  const mode = values.mode as BenchOptions["mode"];
+  if (!(mode in DEFAULTS)) throw new Error(`--mode must be one of ${Object.keys(DEFAULTS).join(", ")}`);
+  const defaults = DEFAULTS[mode];
+  const number = (text: string | undefined, fallback: number | undefined, flag: string) => {
+    const value = text === undefined ? fallback : Number(text);
+    if (value === undefined || !Number.isFinite(value) || value <= 0) throw new Error(`--${flag} must be a positive number`);
+    return value;
+  };
+  return {
+    mode,
+    connections: values.connections?.split(",").map(Number) ?? defaults.connections ?? [50, 100],
+    servers: values.servers?.split(",") ?? [],
+    variants: (values.variant ?? []).map((text) => {
+      const [label, main] = text.split("=");
+      if (!label || !main) throw new Error("--variant must be label=path/to/main.js");
+      return { label, main };
+    }),
+    rounds: number(values.rounds, defaults.rounds ?? 1, "rounds"),
+    warmupSeconds: number(values.warmup, defaults.warmupSeconds ?? 1, "warmup"),
+    seconds: number(values.seconds, defaults.seconds ?? 1, "seconds"),
+    outDir: values.out ?? defaults.outDir!,
+    notes: values.note ?? [],
+    command: rerunCommand(argv),
+    rows: number(values.rows, undefined, "rows"),
+    rate: number(values.rate, undefined, "rate"),
+    durationSeconds: number(values.duration, undefined, "duration"),
+  };
+}
+
+function fail(error: unknown): never {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+let options: BenchOptions;
+try {
+  options = parse(process.argv.slice(2));
+} catch (error) {
+  fail(error);
+}
+const run = { compare, quick: compare, prefill, soak }[options.mode];
+run(options).then(
+  (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
+  fail,
+);

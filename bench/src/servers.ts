@@ -1,0 +1,135 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pinned } from "./cpu-pinning.js";
+
+const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/dist/main.js"));
+const BASELINES = fileURLToPath(new URL("../baselines/", import.meta.url));
+
+/** A server under test, running as its own process. */
+export interface RunningServer {
+  key: ServerKey;
+  label: string;
+  pid: number;
+  baseUrl: string;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+export type ServerKey = "plant-store" | "bare-express" | "bare-node-http" | "fastify-straightforward" | "fastify-tuned";
+
+export const SERVER_LABELS: Record<ServerKey, string> = {
+  "plant-store": "(1) Plant Store, full pipeline",
+  "bare-express": "(2) bare Express 5 + express.json() [floor]",
+  "bare-node-http": "(3) bare node:http [platform limit]",
+  "fastify-straightforward": "(4) Fastify 5 peer, straightforward",
+  "fastify-tuned": "(5) Fastify 5 peer, tuned",
+};
+
+/** Short names for the chart's axis. */
+export const SERVER_SHORT_LABELS: Record<ServerKey, string> = {
+  "plant-store": "(1) Plant Store",
+  "bare-express": "(2) bare Express",
+  "bare-node-http": "(3) node:http",
+  "fastify-straightforward": "(4) Fastify straightforward",
+  "fastify-tuned": "(5) Fastify tuned",
+};
+
+export interface StartOptions {
+  key: ServerKey;
+  /** taskset prefix, or [] */
+  pin: string[];
+  /** A folder for this server's database and log files. */
+  dir: string;
+  secret: string;
+  /** A label other than the standard one (the prefill mode runs several Plant Stores). */
+  label?: string;
+  /** For the Plant Store: an existing database file to serve. */
+  databaseFile?: string;
+  /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
+  main?: string;
+}
+
+const STARTUP_TIMEOUT_MS = 15_000;
+
+/** Starts one server process and resolves once it accepts connections. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const label = options.label ?? SERVER_LABELS[options.key];
+  const databaseFile = options.databaseFile ?? join(options.dir, "plants.db");
+  const logFile = join(options.dir, "server.log");
+  if (options.key === "plant-store") {
+    // The built server as an operator runs it: production mode, logs at info on stdout into a file.
+    // Truncated: the address is read from this run's first "listening" line.
+    const log = openSync(logFile, "w");
+    const [command, args] = pinned(options.pin, process.execPath, [options.main ?? SERVER_MAIN]);
+    const child = spawn(command, args, {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "info",
+        DATABASE_URL: databaseFile,
+        JWT_SECRET: options.secret,
+      },
+      stdio: ["ignore", log, "pipe"],
+    });
+    closeSync(log);
+    const baseUrl = await waitFor(child, label, () => /"url":"(http:\/\/[^"]+)"/.exec(readFileSync(logFile, "utf8"))?.[1]);
+    return running(options.key, label, child, baseUrl);
+  }
+  const script = join(BASELINES, `${options.key}.js`);
+  const peerArgs = options.key.startsWith("fastify") ? [databaseFile, options.secret, logFile] : [];
+  const [command, args] = pinned(options.pin, process.execPath, [script, ...peerArgs]);
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  const port = await waitFor(child, label, () => /listening on (\d+)/.exec(stdout)?.[1]);
+  return running(options.key, label, child, `http://127.0.0.1:${port}`);
+}
+
+function waitFor(child: ChildProcess, label: string, probe: () => string | undefined): Promise<string> {
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const onExit = (code: number | null) => reject(new Error(`${label} exited with ${code} before listening:\n${stderr}`));
+    child.once("exit", onExit);
+    const poll = setInterval(() => {
+      const found = probe();
+      if (found !== undefined) {
+        clearInterval(poll);
+        child.off("exit", onExit);
+        resolve(found);
+      } else if (Date.now() - started > STARTUP_TIMEOUT_MS) {
+        clearInterval(poll);
+        child.kill("SIGKILL");
+        reject(new Error(`${label} did not listen within ${STARTUP_TIMEOUT_MS} ms:\n${stderr}`));
+      }
+    }, 50);
+  });
+}
+
+function running(key: ServerKey, label: string, child: ChildProcess, baseUrl: string): RunningServer {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  return {
+    key,
+    label,
+    pid: child.pid!,
+    baseUrl,
+    async stop() {
+      child.kill("SIGTERM");
+      const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const RUN = fileURLToPath(new URL("../dist/src/run.js", import.meta.url));
+const run = promisify(execFile);
+
+function hasWrk(): boolean {
+  try {
+    execFileSync("wrk", ["-v"], { stdio: "ignore" });
+  } catch (error) {
+    // wrk -v exits 1 after printing its banner; only a missing binary is ENOENT.
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+  return true;
+}
+
+// CI installs wrk (.ci/run) and must run this; elsewhere a missing wrk skips it with the reason.
+const skip = !hasWrk() && process.env.CI !== "true";
+if (skip) console.warn("skipping the quick benchmark: wrk is not installed (apt-get install wrk)");
+
+interface QuickReport {
+  answers: Record<string, { status: number; body: string }>;
+  measurements: { label: string; connections: number; load: { requests: number; non2xx: number; socketErrors: number } }[];
+}
+
+describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
+  const out = mkdtempSync(join(tmpdir(), "plant-store-bench-quick-"));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("loads all five servers with valid creates, every one answered 200, and writes the report and chart", async () => {
+    await run(process.execPath, [RUN, "--mode", "quick", "--out", out], { timeout: 170_000 });
+
+    const report = JSON.parse(readFileSync(join(out, "benchmarks.json"), "utf8")) as QuickReport;
+    const labels = Object.keys(report.answers);
+    expect(labels).toHaveLength(5);
+    for (const answer of Object.values(report.answers)) expect(answer.status).toBe(200);
+    for (const label of labels) {
+      for (const connections of [50, 100]) {
+        const runs = report.measurements.filter((m) => m.label === label && m.connections === connections);
+        expect(runs, `${label} at ${connections} connections`).toHaveLength(2);
+        for (const m of runs) {
+          expect(m.load.requests).toBeGreaterThan(0);
+          expect(m.load.non2xx).toBe(0);
+          expect(m.load.socketErrors).toBe(0);
+        }
+      }
+    }
+
+    const markdown = readFileSync(join(out, "benchmarks.md"), "utf8");
+    for (const label of labels) expect(markdown).toContain(`| ${label} |`);
+    expect(markdown).toContain("## Targets");
+    expect(readFileSync(join(out, "benchmarks.svg"), "utf8")).toMatch(/^<svg[^>]*>[\s\S]*<\/svg>$/);
+  }, 180_000);
+});
