@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(httpMetrics(metrics));
   app.use(connectionDraining(lifecycle));
   app.use(securityHeaders());
-  app.use(corsAllowlist(deps.corsOrigins ?? []));
+  if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
   app.use(healthRoutes({ store, lifecycle }));
   if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
   app.use(apiDocsRoutes());

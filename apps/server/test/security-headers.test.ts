@@ -1,3 +1,4 @@
+import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
@@ -73,5 +74,14 @@ describe("CORS", () => {
       .send({ id: 2, name: "Fern" });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("an OPTIONS request without Origin is not a preflight: it gets the contract's 404, not an empty 204", async () => {
+    for (const origins of [[], ["https://app.example.com"]]) {
+      const t = await app(origins);
+      const res = await request(t.app).options("/plants");
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: ErrorCode.NotFound, message: "no route for OPTIONS /plants" });
+    }
   });
 });

@@ -3,10 +3,12 @@ import type { RequestHandler } from "express";
 
 /**
  * CORS for browser clients on the listed origins only (CORS_ORIGINS); any other origin gets no
- * Access-Control-Allow-Origin, so browsers refuse to show it the response. An empty list allows none.
+ * Access-Control-Allow-Origin, so browsers refuse to show it the response. A request without an Origin
+ * header is not a browser's cross-origin request: it passes through untouched (an OPTIONS without Origin
+ * is not a preflight and gets the contract's 404, not an empty 204).
  */
 export function corsAllowlist(origins: readonly string[]): RequestHandler {
-  return cors({
+  const handler = cors({
     origin: [...origins],
     methods: ["GET", "POST"],
     allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
@@ -14,4 +16,8 @@ export function corsAllowlist(origins: readonly string[]): RequestHandler {
     exposedHeaders: ["Retry-After", "WWW-Authenticate", "X-Request-Id"],
     maxAge: 600,
   });
+  return (req, res, next) => {
+    if (req.headers.origin === undefined) next();
+    else handler(req, res, next);
+  };
 }
