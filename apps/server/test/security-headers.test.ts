@@ -1,5 +1,8 @@
 import { ErrorCode } from "@plant-store/contract";
+import express from "express";
+import helmet from "helmet";
 import request from "supertest";
+import { securityHeaders } from "../src/ops/security-headers.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
@@ -83,5 +86,25 @@ describe("CORS", () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: ErrorCode.NotFound, message: "no route for OPTIONS /plants" });
     }
+  });
+});
+
+describe("securityHeaders()", () => {
+  it("sends exactly the headers helmet itself sends per request with the same configuration", async () => {
+    const withHelmet = express()
+      .use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { "upgrade-insecure-requests": null } } }))
+      .get("/", (_req, res) => {
+        res.end();
+      });
+    const withOurs = express()
+      .use(securityHeaders())
+      .get("/", (_req, res) => {
+        res.end();
+      });
+    const pick = (res: request.Response) => {
+      const { date: _date, connection: _connection, ...rest } = res.headers;
+      return rest;
+    };
+    expect(pick(await request(withOurs).get("/"))).toEqual(pick(await request(withHelmet).get("/")));
   });
 });
