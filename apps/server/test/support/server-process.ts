@@ -16,24 +16,27 @@ export interface ServerProcess {
 
 /**
  * Runs the built server (dist/main.js, or `options.main`, e.g. inside a deployed folder) with plain node
- * on a free port, as an operator would.
+ * on a free port, as an operator would. `keepOutputChars` keeps only the tail of each stream, so long
+ * load runs do not grow the test's memory.
  */
 export function startServerProcess(
   env: Record<string, string>,
-  options: { main?: string; cwd?: string } = {},
+  options: { main?: string; cwd?: string; keepOutputChars?: number } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [options.main ?? MAIN], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const keep = options.keepOutputChars ?? Number.POSITIVE_INFINITY;
+  const tail = (text: string) => (text.length > keep ? text.slice(-keep) : text);
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk) => {
-    out += chunk;
+    out = tail(out + chunk);
   });
   child.stderr.on("data", (chunk) => {
-    err += chunk;
+    err = tail(err + chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {

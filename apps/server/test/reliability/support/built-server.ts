@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { mintToken } from "../../../src/auth/mint-token.js";
+import { startServerProcess } from "../../support/server-process.js";
 
-const MAIN = fileURLToPath(new URL("../../../dist/main.js", import.meta.url));
 const LOG_TAIL_CHARS = 64 * 1024;
 
 export const RELIABILITY_SECRET = "reliability-suite-secret-of-at-least-32-chars";
@@ -17,7 +16,7 @@ export interface BuiltServer {
   /** Resolves once the process has exited, with its exit code or the signal that ended it. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive: () => boolean;
-  /** The last 64 KiB the process printed, for failure messages. */
+  /** The last 64 KiB the process printed on each stream, for failure messages. */
   output: () => string;
   /** kill -9: no shutdown hook, no flush, no close of the database. */
   kill9: () => Promise<void>;
@@ -25,60 +24,31 @@ export interface BuiltServer {
   stop: () => Promise<void>;
 }
 
-/**
- * Runs the built server (dist/main.js) with plain node on a free loopback port, as an operator would.
- * Only the tail of its output is kept, so long load runs do not grow the test's memory.
- */
-export function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-LOG_TAIL_CHARS);
-  };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+/** The built server as the reliability suites drive it: the shared process runner plus kill -9. */
+export async function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
+  const server = await startServerProcess(
+    { HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, ...env },
+    { keepOutputChars: LOG_TAIL_CHARS },
   );
+  const { child } = server;
+  const exited = server.exited.then((code) => ({ code, signal: child.signalCode }));
   const alive = () => child.exitCode === null && child.signalCode === null;
-
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`server did not start within 15 s:\n${output}`));
-    }, 15_000);
-    const onData = () => {
-      const match = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout.off("data", onData);
-      const port = Number(match[1]);
-      resolve({
-        child,
-        port,
-        baseUrl: `http://127.0.0.1:${port}`,
-        exited,
-        alive,
-        output: () => output,
-        kill9: async () => {
-          if (alive()) child.kill("SIGKILL");
-          await exited;
-        },
-        stop: async () => {
-          if (alive()) child.kill("SIGTERM");
-          await exited;
-        },
-      });
-    };
-    child.stdout.on("data", onData);
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
-    });
-  });
+  return {
+    child,
+    port: Number(new URL(server.baseUrl).port),
+    baseUrl: server.baseUrl,
+    exited,
+    alive,
+    output: () => `${server.stdout()}${server.stderr()}`,
+    kill9: async () => {
+      if (alive()) child.kill("SIGKILL");
+      await exited;
+    },
+    stop: async () => {
+      if (alive()) child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
 
 /** Servers a test file started; `killAll()` in afterEach/afterAll leaves no process behind. */
