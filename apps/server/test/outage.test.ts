@@ -40,7 +40,7 @@ describePostgres("a PostgreSQL outage", () => {
   });
   const urlThroughProxy = () => `postgres://postgres@127.0.0.1:${proxy.port}/${database.name}`;
 
-  it("is answered with 503 StoreUnavailable in bounded time, heals by itself when the database returns, and loses no acknowledged plant", async () => {
+  it("is answered with 503 StoreUnavailable in bounded time, heals by itself when the database returns, and loses no acknowledged plant; /readyz is 503 meanwhile", async () => {
     const server: ServerProcess = await startServerProcess({
       DATABASE_URL: urlThroughProxy(),
       JWT_SECRET: TEST_SECRET,
@@ -101,9 +101,14 @@ describePostgres("a PostgreSQL outage", () => {
       const cutAt = performance.now();
       proxy.cut();
       await waitFor("503s during the outage", () => count("down", 503) >= 40);
+      // The load balancer's view: not ready while the database is cut off, ready again once it returns.
+      const notReady = await fetch(`${server.baseUrl}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unreachable" });
       phase = "after";
       proxy.restore();
       await waitFor("200s after the database returned", () => count("after", 200) >= 150);
+      expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
       stop = true;
       await Promise.all(workers);
 
