@@ -1,5 +1,7 @@
+import type { BenchOptions } from "./options.js";
 import { cpuSeconds, memory } from "./process-stats.js";
 import type { RunningServer } from "./servers.js";
+import type { Session } from "./session.js";
 import { type Spread, median, spread } from "./stats.js";
 import { type LoadResult, runWrk } from "./wrk-load.js";
 
@@ -11,6 +13,23 @@ export interface Plan {
   token: string;
   order: "ascending" | "random";
   loadPin: string[];
+}
+
+/** The plan of alternating rounds a mode's options ask for, with the session's token and load-generator core. */
+export function measurementPlan(
+  options: Pick<BenchOptions, "connections" | "rounds" | "warmupSeconds" | "seconds">,
+  session: Pick<Session, "token" | "pin">,
+  order: Plan["order"],
+): Plan {
+  return {
+    connectionLevels: options.connections,
+    rounds: options.rounds,
+    warmupSeconds: options.warmupSeconds,
+    seconds: options.seconds,
+    token: session.token,
+    order,
+    loadPin: session.pin.load,
+  };
 }
 
 export interface Measurement {

@@ -1,5 +1,5 @@
 import { barChartSvg } from "../chart.js";
-import { checkAnswers, IdBlocks, measureAlternating, summarise } from "../measure.js";
+import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
 import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
@@ -31,15 +31,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const answers: CompareResult["answers"] = {};
     for (const server of servers) answers[server.label] = await checkAnswers(server, session.token, ids.take());
 
-    const plan = {
-      connectionLevels: options.connections,
-      rounds: options.rounds,
-      warmupSeconds: options.warmupSeconds,
-      seconds: options.seconds,
-      token: session.token,
-      order: "ascending" as const,
-      loadPin: session.pin.load,
-    };
+    const plan = measurementPlan(options, session, "ascending");
     const measurements = await measureAlternating(servers, plan, ids, (line) => process.stdout.write(`${line}\n`));
     const floor = SERVER_LABELS["bare-express"];
     const summaries = summarise(measurements, floor);

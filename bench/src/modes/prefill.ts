@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { checkAnswers, IdBlocks, type Measurement, measureAlternating, summarise } from "../measure.js";
+import { checkAnswers, IdBlocks, type Measurement, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, rawTable, ratioTarget, summaryTable, targetTable } from "../report.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
@@ -39,20 +39,12 @@ export async function prefill(options: BenchOptions) {
     // Ids above every stored one: ascending ids append to the table's B-tree.
     const ids = new IdBlocks(options.rows + 1);
     for (const server of [empty, full]) await checkAnswers(server, session.token, ids.take());
-    const plan = {
-      connectionLevels: options.connections,
-      rounds: options.rounds,
-      warmupSeconds: options.warmupSeconds,
-      seconds: options.seconds,
-      token: session.token,
-      loadPin: session.pin.load,
-    };
     const progress = (line: string) => process.stdout.write(`${line}\n`);
     const relabel = (order: string) => (m: Measurement) => ({ ...m, label: `${m.label}, ${order} ids` });
-    const ascending = (await measureAlternating([empty, full], { ...plan, order: "ascending" }, ids, progress)).map(
+    const ascending = (await measureAlternating([empty, full], measurementPlan(options, session, "ascending"), ids, progress)).map(
       relabel("ascending"),
     );
-    const random = (await measureAlternating([empty, full], { ...plan, order: "random" }, ids, progress)).map(
+    const random = (await measureAlternating([empty, full], measurementPlan(options, session, "random"), ids, progress)).map(
       relabel("random"),
     );
     const ascendingSummaries = summarise(ascending, `${empty.label}, ascending ids`);
