@@ -143,14 +143,18 @@ describePostgres("a PostgreSQL outage", () => {
     }
   }, 60_000);
 
-  it("the store's readiness check answers false within the connect timeout while the database is cut, and true again after", async () => {
-    const store = await PostgresPlantStore.open({
+  /** A store whose database connections all pass through the test's proxy. */
+  const openStoreThroughProxy = () =>
+    PostgresPlantStore.open({
       connectionString: urlThroughProxy(),
       poolSize: 2,
       statementTimeoutMs: STATEMENT_TIMEOUT_MS,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       logger: createLogger("silent"),
     });
+
+  it("the store's readiness check fails within the connect timeout while the database is cut, and succeeds again after", async () => {
+    const store = await openStoreThroughProxy();
     try {
       await expect(store.ping()).resolves.toBeUndefined();
       proxy.cut();
@@ -167,13 +171,7 @@ describePostgres("a PostgreSQL outage", () => {
   });
 
   it("a silent partition (connections open, nothing answered) fails creates within the statement timeout plus 1 s, then heals", async () => {
-    const store = await PostgresPlantStore.open({
-      connectionString: urlThroughProxy(),
-      poolSize: 2,
-      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-      logger: createLogger("silent"),
-    });
+    const store = await openStoreThroughProxy();
     try {
       expect(await store.create({ id: 1n, name: "before" })).toMatchObject({ kind: "created" });
       proxy.freeze();
