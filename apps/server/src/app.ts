@@ -59,10 +59,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(connectionDraining(lifecycle));
   app.use(securityHeaders());
   if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
-  app.use(healthRoutes({ store, lifecycle }));
-  if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
-  app.use(apiDocsRoutes());
 
+  // The API first: its paths and the operational ones below never overlap, and every POST /plants
+  // would otherwise walk the three routers below before reaching its own.
   createExpressEndpoints(plantStoreContract, createPlantsRouter(store), app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
     globalMiddleware: [...authentication(deps), jsonBody(deps.bodyLimitBytes)],
@@ -71,6 +70,9 @@ export function createApp(deps: AppDeps): express.Express {
       next(new BadRequestError(ErrorCode.ValidationFailed, message));
     },
   });
+  app.use(healthRoutes({ store, lifecycle }));
+  if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
+  app.use(apiDocsRoutes());
 
   app.use(notFound);
   app.use(errorHandler);

@@ -1,8 +1,12 @@
 import { pino, type Logger } from "pino";
+import { turnBatched } from "./turn-batched-destination.js";
 
 export type { Logger };
 
-/** The server's structured JSON logger; secrets and tokens are redacted wherever they appear. */
+/**
+ * The server's structured JSON logger; secrets and tokens are redacted wherever they appear.
+ * By default it writes to stdout, one write per event-loop turn (see turn-batched-destination.ts).
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -12,6 +16,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: "[redacted]",
       },
     },
-    destination,
+    destination ?? turnBatched(pino.destination({ dest: 1, sync: true })),
   );
 }

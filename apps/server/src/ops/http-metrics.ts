@@ -1,24 +1,33 @@
-import type { RequestHandler } from "express";
+import { performance } from "node:perf_hooks";
+import type { Request, RequestHandler, Response } from "express";
 import { routeLabel } from "../http/route-label.js";
 import type { Metrics } from "./metrics.js";
+
+const startedAt = Symbol("metricsStartedAt");
+
+type TimedRequest = Request & { [startedAt]: number };
 
 /**
  * Counts and times every request once its response is finished. A connection that closes before that
  * (the client gave up, or shutdown cut it off) counts as status "aborted", not as the status never sent.
+ * One shared 'close' listener and a start time on the request: no timer closure per request.
  */
 export function httpMetrics(metrics: Metrics): RequestHandler {
-  return (req, res, next) => {
-    const stopTimer = metrics.httpDuration.startTimer();
-    let recorded = false;
-    const record = (status: string) => {
-      if (recorded) return;
-      recorded = true;
-      const labels = { method: req.method, route: routeLabel(req), status };
-      metrics.httpRequests.inc(labels);
-      stopTimer(labels);
+  // 'close' follows 'finish' for every answered response, and comes alone when the connection went first.
+  function onResponseClosed(this: Response): void {
+    const req = this.req as TimedRequest;
+    const labels = {
+      method: req.method,
+      route: routeLabel(req),
+      status: this.writableFinished ? String(this.statusCode) : "aborted",
     };
-    res.once("finish", () => record(String(res.statusCode)));
-    res.once("close", () => record("aborted"));
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, (performance.now() - req[startedAt]) / 1000);
+  }
+
+  return (req, res, next) => {
+    (req as TimedRequest)[startedAt] = performance.now();
+    res.on("close", onResponseClosed);
     next();
   };
 }
