@@ -10,20 +10,28 @@ const INT32_MAX = 2 ** 31 - 1;
 // Text a store cannot keep exactly as sent is refused, so every store behaves the same and an identical
 // retry never conflicts: PostgreSQL text cannot hold U+0000, and an unpaired UTF-16 surrogate ("\ud800" in
 // JSON) is not Unicode text (SQLite reads it back as replacement characters; PostgreSQL refuses it).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point of this pattern.
-const NUL = /\u0000/;
-const UNPAIRED_SURROGATE = /\p{Cs}/u;
-const text = () =>
-  z
-    .string()
-    .refine((value) => !NUL.test(value), "must not contain the NUL character (U+0000)")
-    .refine((value) => !UNPAIRED_SURROGATE.test(value), "must be well-formed Unicode text (no unpaired surrogate)");
+// Checked with string patterns, not .refine(): in zod 3 a refinement costs ~8 us per parse (each builds a
+// context object with an accessor of its own), the whole body with patterns ~0.7 us.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: excluding NUL is the point of this pattern.
+const WITHOUT_NUL = /^[^\u0000]*$/;
+const WITHOUT_UNPAIRED_SURROGATE = /^\P{Cs}*$/u;
+// The OpenAPI document gets both rules as one pattern (its generator would keep only the last of the two).
+const TEXT_PATTERN = "^[^\\u0000\\p{Cs}]*$";
+const text = (description: string) =>
+  extendApi(
+    z
+      .string()
+      .regex(WITHOUT_NUL, "must not contain the NUL character (U+0000)")
+      .regex(WITHOUT_UNPAIRED_SURROGATE, "must be well-formed Unicode text (no unpaired surrogate)")
+      .describe(description),
+    { pattern: TEXT_PATTERN },
+  );
 
 /** A plant as the store returns it. */
 export const PlantSchema = extendApi(
   z.object({
-    name: text().describe("The name of the plant"),
-    tag: text().optional().describe("Tag that specifies the type of the plant"),
+    name: text("The name of the plant"),
+    tag: text("Tag that specifies the type of the plant").optional(),
   }),
   { title: "Plant" },
 );
