@@ -6,6 +6,7 @@ import type { TokenVerifier } from "./auth/jwt-verifier.js";
 import { errorHandler, notFound } from "./http/error-handler.js";
 import { BadRequestError } from "./http/http-errors.js";
 import { jsonBody } from "./http/json-body.js";
+import { middlewareSequence } from "./http/middleware-sequence.js";
 import { requestLogging } from "./http/request-logging.js";
 import { describeValidationError } from "./http/validation-message.js";
 import type { Logger } from "./logger.js";
@@ -54,11 +55,16 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = deps.metrics ?? createMetrics();
   const store = timedStore(deps.store, metrics);
   const lifecycle = deps.lifecycle ?? new Lifecycle();
-  app.use(requestLogging(deps.logger));
-  app.use(httpMetrics(metrics));
-  app.use(connectionDraining(lifecycle));
-  app.use(securityHeaders());
-  if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
+  // What every request passes through first, as one layer (see middleware-sequence.ts).
+  app.use(
+    middlewareSequence([
+      requestLogging(deps.logger),
+      httpMetrics(metrics),
+      connectionDraining(lifecycle),
+      securityHeaders(),
+      ...(deps.corsOrigins?.length ? [corsAllowlist(deps.corsOrigins)] : []),
+    ]),
+  );
 
   // The API first: its paths and the operational ones below never overlap, and every POST /plants
   // would otherwise walk the three routers below before reaching its own.
