@@ -1,5 +1,11 @@
 import type { DestinationStream } from "pino";
 
+// The flushes of destinations holding lines; one exit handler for all of them, however many loggers exist.
+const pendingFlushes = new Set<() => void>();
+process.on("exit", () => {
+  for (const flush of pendingFlushes) flush();
+});
+
 /**
  * Hands `target` the lines logged during one event-loop turn as one write, at the end of the turn.
  *
@@ -11,22 +17,20 @@ import type { DestinationStream } from "pino";
  */
 export function turnBatched(target: DestinationStream): DestinationStream {
   let pending = "";
-  let scheduled = false;
   const flush = () => {
-    scheduled = false;
+    pendingFlushes.delete(flush);
     if (pending === "") return;
     const lines = pending;
     pending = "";
     target.write(lines);
   };
-  process.on("exit", flush);
   return {
     write(line: string) {
-      pending += line;
-      if (!scheduled) {
-        scheduled = true;
+      if (pending === "") {
+        pendingFlushes.add(flush);
         setImmediate(flush);
       }
+      pending += line;
     },
   };
 }

@@ -23,7 +23,7 @@ interface WriterReply {
 }
 
 /** An error the writer thread reported, with SQLite's error code (e.g. SQLITE_BUSY) when it had one. */
-export class SqliteWriterError extends Error {
+class SqliteWriterError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
