@@ -12,7 +12,9 @@ const seconds = Number(secondsText);
 let nextId = Number(firstIdText);
 
 const TICK_MS = 10;
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+// Idle sockets are closed after 4 s, before the server's 5 s keep-alive timeout: a socket the server is
+// closing just as a burst reuses it fails with ECONNRESET, a race of the client's making, not the server's.
+const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 const url = new URL("/plants", baseUrl);
 let sent = 0;
 let ok = 0;

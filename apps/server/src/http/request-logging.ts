@@ -8,7 +8,7 @@ declare module "node:http" {
   interface IncomingMessage {
     /** This request's id: the caller's X-Request-Id when it is safe to log, else a new UUID. */
     id: string;
-    /** The server's logger, for lines about this request (they carry `req.id`). */
+    /** The server's logger, for other lines about this request; they add `req: { id }` themselves. */
     log: Logger;
   }
 }
@@ -36,7 +36,7 @@ function levelFor(status: number): "error" | "warn" | "info" {
 /**
  * One JSON log line per request: its id (an incoming X-Request-Id is kept, else a new UUID, echoed in the
  * response), method, path, client address, matched route, status and latency. Headers are never logged,
- * so neither is the bearer token; the logger redacts them as a second line of defence elsewhere.
+ * so neither is the bearer token (the server's other log lines are redacted as a second line of defence).
  *
  * Written by hand rather than with pino-http, which builds two child loggers and three listeners per
  * request: this costs one listener and one log call (measured A/B under wrk; see docs/benchmarks.md).
