@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): express.Express {
   // What every request passes through first, as one layer (see middleware-sequence.ts).
   app.use(
     middlewareSequence([
-      requestLogging(deps.logger),
+      requestLogging(deps.logger, app.request),
       httpMetrics(metrics),
       connectionDraining(lifecycle),
       securityHeaders(),

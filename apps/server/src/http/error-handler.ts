@@ -13,8 +13,8 @@ export const notFound: RequestHandler = (req, _res, next) => {
  */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const failure = err instanceof HttpError ? err : undefined;
-  if (!failure) req.log.error({ err, req: { id: req.id } }, "unexpected failure");
-  else if (failure.status >= 500) req.log.warn({ err: failure.cause, req: { id: req.id } }, failure.message);
+  if (!failure) req.log.error({ err }, "unexpected failure");
+  else if (failure.status >= 500) req.log.warn({ err: failure.cause }, failure.message);
   if (res.headersSent) {
     res.destroy();
     return;

@@ -1,22 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { performance } from "node:perf_hooks";
-import type { Request, RequestHandler, Response } from "express";
+import type { IncomingMessage } from "node:http";
+import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
 import { routeLabel } from "./route-label.js";
 
 declare module "node:http" {
   interface IncomingMessage {
     /** This request's id: the caller's X-Request-Id when it is safe to log, else a new UUID. */
     id: string;
-    /** The server's logger, for other lines about this request; they add `req: { id }` themselves. */
+    /** The server's logger bound to this request's id, for other lines about it (made on first use). */
     log: Logger;
   }
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const startedAt = Symbol("startedAt");
-
-type TimedRequest = Request & { [startedAt]: number };
 
 /** The URL without its query string: a query could carry a token (`?access_token=`) and logs must not. */
 function pathOnly(url: string): string {
@@ -41,13 +39,21 @@ function levelFor(status: number): "error" | "warn" | "info" {
  * Written by hand rather than with pino-http, which builds two child loggers and three listeners per
  * request: this costs one listener and one log call (measured A/B under wrk; see docs/benchmarks.md).
  */
-export function requestLogging(logger: Logger): RequestHandler {
+export function requestLogging(logger: Logger, requestPrototype: object): RequestHandler {
+  // `req.log` is made only when a line about the request is logged (errors, mostly): a child logger
+  // per request would be built for every request and used by few.
+  Object.defineProperty(requestPrototype, "log", {
+    configurable: true,
+    get(this: IncomingMessage) {
+      return logger.child({ req: { id: this.id } });
+    },
+  });
   // The access line has a fixed shape with no headers in it, so searching it for redact paths is wasted work.
   const accessLog = logger.child({}, { redact: [] });
 
   // 'close' follows 'finish' for every answered response, and comes alone when the connection went first.
   function onResponseClosed(this: Response): void {
-    const req = this.req as TimedRequest;
+    const req = this.req;
     const status = this.statusCode;
     const answered = this.writableFinished;
     accessLog[answered ? levelFor(status) : "info"](
@@ -55,17 +61,16 @@ export function requestLogging(logger: Logger): RequestHandler {
         req: { id: req.id, method: req.method, url: pathOnly(req.url), remoteAddress: req.ip },
         res: { statusCode: status },
         route: routeLabel(req),
-        latencyMs: Math.round((performance.now() - req[startedAt]) * 100) / 100,
+        latencyMs: Math.round(millisecondsSinceStart(req) * 100) / 100,
       },
       answered ? "request completed" : "request aborted",
     );
   }
 
   return (req, res, next) => {
-    (req as TimedRequest)[startedAt] = performance.now();
+    markRequestStart(req);
     const incoming = req.headers["x-request-id"];
     req.id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger;
     res.setHeader("X-Request-Id", req.id);
     res.on("close", onResponseClosed);
     next();

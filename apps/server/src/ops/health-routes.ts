@@ -23,7 +23,7 @@ export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle }):
     try {
       await deps.store.ping();
     } catch (err) {
-      req.log.warn({ err, req: { id: req.id } }, "readiness check: store unreachable");
+      req.log.warn({ err }, "readiness check: store unreachable");
       throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unreachable", { retryAfterSeconds: 1 });
     }
     res.json({ status: "ready" });

@@ -1,11 +1,7 @@
-import { performance } from "node:perf_hooks";
-import type { Request, RequestHandler, Response } from "express";
+import type { RequestHandler, Response } from "express";
+import { markRequestStart, millisecondsSinceStart } from "../http/request-timing.js";
 import { routeLabel } from "../http/route-label.js";
 import type { Metrics } from "./metrics.js";
-
-const startedAt = Symbol("metricsStartedAt");
-
-type TimedRequest = Request & { [startedAt]: number };
 
 /**
  * Counts and times every request once its response is finished. A connection that closes before that
@@ -15,18 +11,18 @@ type TimedRequest = Request & { [startedAt]: number };
 export function httpMetrics(metrics: Metrics): RequestHandler {
   // 'close' follows 'finish' for every answered response, and comes alone when the connection went first.
   function onResponseClosed(this: Response): void {
-    const req = this.req as TimedRequest;
+    const req = this.req;
     const labels = {
       method: req.method,
       route: routeLabel(req),
       status: this.writableFinished ? String(this.statusCode) : "aborted",
     };
     metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, (performance.now() - req[startedAt]) / 1000);
+    metrics.httpDuration.observe(labels, millisecondsSinceStart(req) / 1000);
   }
 
   return (req, res, next) => {
-    (req as TimedRequest)[startedAt] = performance.now();
+    markRequestStart(req);
     res.on("close", onResponseClosed);
     next();
   };

@@ -10,7 +10,7 @@ import { metricsRoutes } from "./metrics-routes.js";
 export function listenMetricsServer(metrics: Metrics, logger: Logger, port: number, host: string): Server {
   const app = express();
   app.disable("x-powered-by");
-  app.use(requestLogging(logger));
+  app.use(requestLogging(logger, app.request));
   app.use(metricsRoutes(metrics.registry));
   app.use(notFound);
   app.use(errorHandler);
