@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
-import { ErrorSchema, NewPlantSchema, PlantSchema } from "./schemas.js";
+import { errorSchemas } from "./error-responses.js";
+import { NewPlantSchema, PlantSchema } from "./schemas.js";
 
 const c = initContract();
 
@@ -13,18 +14,19 @@ export const plantStoreContract = c.router(
         summary: "Create a plant",
         description: "Creates a new plant in the store.",
         body: NewPlantSchema,
+        // Every status the route can answer; each error status carries only its own codes (error-responses.ts).
         responses: {
           200: PlantSchema,
-          400: ErrorSchema,
-          401: ErrorSchema,
-          403: ErrorSchema,
-          408: ErrorSchema,
-          409: ErrorSchema,
-          413: ErrorSchema,
-          429: ErrorSchema,
-          431: ErrorSchema,
-          500: ErrorSchema,
-          503: ErrorSchema,
+          400: errorSchemas[400],
+          401: errorSchemas[401],
+          403: errorSchemas[403],
+          408: errorSchemas[408],
+          409: errorSchemas[409],
+          413: errorSchemas[413],
+          429: errorSchemas[429],
+          431: errorSchemas[431],
+          500: errorSchemas[500],
+          503: errorSchemas[503],
         },
       },
     },
