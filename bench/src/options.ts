@@ -1,11 +1,14 @@
 /** How a mode runs; every field has a default and a `--flag` in run.ts. */
 export interface BenchOptions {
-  mode: "compare" | "quick" | "prefill" | "soak";
+  mode: "compare" | "quick" | "prefill" | "soak" | "profile";
   connections: number[];
   /** compare: which servers (all five by default; the floor (2) is always included, ratios need it). */
   servers: string[];
-  /** compare: extra Plant Store builds to measure alongside, as label=path/to/main.js (A/B of a lever). */
-  variants: { label: string; main: string }[];
+  /**
+   * compare: extra Plant Store servers to measure alongside (A/B of a lever): another build (label=path/to/main.js)
+   * or the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver).
+   */
+  variants: Variant[];
   rounds: number;
   warmupSeconds: number;
   seconds: number;
@@ -20,4 +23,27 @@ export interface BenchOptions {
   /** soak: fixed request rate and total duration. */
   rate: number;
   durationSeconds: number;
+}
+
+/** An extra Plant Store server in a compare run: another build, or the same one with a switch on. */
+export interface Variant {
+  label: string;
+  main?: string;
+  env?: Record<string, string>;
+}
+
+/** Parses `label=path/to/main.js` or `label=KEY=VALUE,KEY=VALUE`. */
+export function parseVariant(text: string): Variant {
+  const at = text.indexOf("=");
+  const label = text.slice(0, at);
+  const rest = text.slice(at + 1);
+  if (at <= 0 || rest === "") throw new Error("--variant must be label=path/to/main.js or label=KEY=VALUE[,KEY=VALUE]");
+  if (!/^[A-Z_][A-Z0-9_]*=/.test(rest)) return { label, main: rest };
+  const env = Object.fromEntries(
+    rest.split(",").map((pair) => {
+      const eq = pair.indexOf("=");
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    }),
+  );
+  return { label, env };
 }

@@ -49,6 +49,10 @@ export interface StartOptions {
   databaseFile?: string;
   /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
   main?: string;
+  /** For the Plant Store: extra environment (a variant with a switch on, e.g. tracing or response validation). */
+  env?: Record<string, string>;
+  /** For the Plant Store: extra Node flags (e.g. --cpu-prof for the profile mode). */
+  nodeArgs?: string[];
 }
 
 const STARTUP_TIMEOUT_MS = 15_000;
@@ -62,7 +66,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // The built server as an operator runs it: production mode, logs at info on stdout into a file.
     // Truncated: the address is read from this run's first "listening" line.
     const log = openSync(logFile, "w");
-    const [command, args] = pinned(options.pin, process.execPath, [options.main ?? SERVER_MAIN]);
+    const [command, args] = pinned(options.pin, process.execPath, [...(options.nodeArgs ?? []), options.main ?? SERVER_MAIN]);
     const child = spawn(command, args, {
       env: {
         PATH: process.env.PATH ?? "",
@@ -72,6 +76,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         LOG_LEVEL: "info",
         DATABASE_URL: databaseFile,
         JWT_SECRET: options.secret,
+        ...options.env,
       },
       stdio: ["ignore", log, "pipe"],
     });

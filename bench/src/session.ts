@@ -17,6 +17,8 @@ export interface Session {
   environment: Record<string, string>;
   startedAt: Date;
   start(options: Omit<StartOptions, "pin" | "dir" | "secret"> & { name: string }): Promise<RunningServer>;
+  /** Something else the session must stop when it ends (after its servers). */
+  onClose(close: () => Promise<void>): void;
 }
 
 /** Runs `body` with a fresh session; every server it started is stopped and the scratch folder removed. */
@@ -27,6 +29,7 @@ export async function withSession<T>(body: (session: Session) => Promise<T>): Pr
   const secret = randomBytes(32).toString("base64url");
   const dir = mkdtempSync(join(tmpdir(), "plant-store-bench-"));
   const servers: RunningServer[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const session: Session = {
     secret,
     token: jwt.sign({}, secret, { algorithm: "HS256", subject: "bench", expiresIn: "6h" }),
@@ -41,8 +44,14 @@ export async function withSession<T>(body: (session: Session) => Promise<T>): Pr
       servers.push(server);
       return server;
     },
+    onClose(close) {
+      closers.push(close);
+    },
   };
-  const stopAll = () => Promise.all(servers.map((server) => server.stop()));
+  const stopAll = async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all(closers.map((close) => close()));
+  };
   // Ctrl-C must not leave servers running on the shared machine.
   const onSignal = () => {
     stopAll().finally(() => {

@@ -3,10 +3,12 @@ import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise 
 import type { BenchOptions } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
 import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
+import { startOtlpSink } from "../otlp-sink.js";
 import { withSession, writeOutputs } from "../session.js";
 
 const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
 const MIB = 2 ** 20;
+const OTLP_SINK = "$OTLP_SINK";
 
 export interface CompareResult {
   /** Per server: the status and body of the check request, before any load. */
@@ -23,9 +25,17 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       (key) => options.servers.length === 0 || options.servers.includes(key) || key === "bare-express",
     );
     for (const key of chosen) servers.push(await session.start({ key, name: key }));
+    // A variant whose environment names $OTLP_SINK exports its traces to a receiver the bench runs on loopback.
+    const needsSink = options.variants.some((variant) => Object.values(variant.env ?? {}).some((value) => value.includes(OTLP_SINK)));
+    const sink = needsSink ? await startOtlpSink() : undefined;
+    if (sink) session.onClose(() => sink.close());
     for (const [index, variant] of options.variants.entries()) {
-      const { label, main } = variant;
-      servers.push(await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${label}`, main }));
+      const env = Object.fromEntries(
+        Object.entries(variant.env ?? {}).map(([name, value]) => [name, sink ? value.replaceAll(OTLP_SINK, sink.url) : value]),
+      );
+      servers.push(
+        await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${variant.label}`, main: variant.main, env }),
+      );
     }
     const ids = new IdBlocks();
     const answers: CompareResult["answers"] = {};
@@ -98,6 +108,16 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "   (`bench/baselines/fastify-straightforward.ts`).",
       "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
       "   (`bench/baselines/fastify-tuned.ts`).",
+      ...options.variants.map(
+        (variant) =>
+          `- **(1) variant: ${variant.label}**: ${variant.main ? `the build at \`${variant.main}\`` : `the same build with ${Object.entries(variant.env ?? {}).map(([name, value]) => `\`${name}=${value}\``).join(", ")}`}.`,
+      ),
+      ...(sink
+        ? [
+            `- The OTLP/HTTP receiver on loopback (in the bench's own process) acknowledged ${sink.received().requests} export requests ` +
+              `(${(sink.received().bytes / MIB).toFixed(1)} MiB) over the run.`,
+          ]
+        : []),
       "",
       "CPU us/req is the server process's user + system CPU time (from `/proc/<pid>/stat`) over a run divided by the",
       "requests served. Peak RSS is the process's high-water mark (`VmHWM`). Ratios are paired: each round's",

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { type CpuProfile, stageTimes } from "../src/cpu-profile-stages.js";
+
+const frame = (functionName: string, url = "") => ({ functionName, url });
+
+// root -> express handler -> zod parse -> (regexp builtin); root -> pino write; root -> (idle); root -> (gc)
+const profile: CpuProfile = {
+  nodes: [
+    { id: 1, callFrame: frame("(root)"), children: [2, 5, 6, 7] },
+    { id: 2, callFrame: frame("handle", "file:///app/node_modules/express/lib/router.js"), children: [3] },
+    { id: 3, callFrame: frame("parse", "file:///app/node_modules/zod/lib/types.js"), children: [4] },
+    { id: 4, callFrame: frame("exec") },
+    { id: 5, callFrame: frame("write", "file:///app/node_modules/pino/lib/proto.js") },
+    { id: 6, callFrame: frame("(idle)") },
+    { id: 7, callFrame: frame("(garbage collector)") },
+  ],
+  samples: [4, 4, 2, 5, 6, 7],
+  timeDeltas: [10, 10, 5, 7, 100, 3],
+};
+
+describe("CPU profile stages", () => {
+  it("counts each sample for the innermost stage on its stack, and idle time apart", () => {
+    const { stages, idleMicros } = stageTimes(profile);
+    expect(Object.fromEntries(stages)).toEqual({
+      validate: 20,
+      "HTTP (node:http, Express, the server's own middleware)": 5,
+      log: 7,
+      "garbage collection": 3,
+    });
+    expect(idleMicros).toBe(100);
+  });
+});
