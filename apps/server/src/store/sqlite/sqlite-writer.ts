@@ -1,4 +1,6 @@
 import { once } from "node:events";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../../logger.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
@@ -8,11 +10,13 @@ import type { WriterCommand, WriterMessage, WriterReply, WriterSettings } from "
 // Built, the thread runs the compiled sqlite-writer-thread.js next to this file. Under vitest, this file is
 // src/…/sqlite-writer.ts, which vitest transforms itself; a worker thread is a plain Node thread, Node 20
 // cannot load .ts, and on Node 20 a loader passed with --import in a worker's execArgv does not apply to
-// its entry. So from src/ the thread runs a two-step script instead: register tsx's loader (a dev
-// dependency that dist/ and the deploy artifact never reach), then import the .ts entry.
+// its entry. So from src/ the thread runs a two-line script instead: register tsx (a dev dependency that
+// dist/ and the deploy artifact never reach), then require the .ts entry. tsx's require hook works inside
+// the thread (its ESM hooks would start a loader thread per worker, 5x slower to start); the entry uses no
+// ESM-only feature (import.meta, top-level await), so it runs the same either way.
 const THREAD_ENTRY = import.meta.url.endsWith(".ts")
-  ? `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-      .then(({ register }) => { register(); return import(${JSON.stringify(new URL("./sqlite-writer-thread.ts", import.meta.url).href)}); })`
+  ? `require(${JSON.stringify(createRequire(import.meta.url).resolve("tsx/cjs/api"))}).register();
+     require(${JSON.stringify(fileURLToPath(new URL("./sqlite-writer-thread.ts", import.meta.url)))});`
   : undefined;
 const THREAD_FILE = new URL("./sqlite-writer-thread.js", import.meta.url);
 
