@@ -54,7 +54,7 @@ function describe(error: unknown): WriterFailure {
 
 port.on("message", (request: WriterRequest) => {
   try {
-    if (reopenBeforeNextRequest) {
+    if (reopenBeforeNextRequest && request.type !== "close") {
       connection.db.close();
       connection = openConnection(settings);
       reopenBeforeNextRequest = false;

@@ -159,6 +159,7 @@ export class SqliteWriter {
 
 /** A new writer thread, once its first message says it has opened the database; an error or exit first rejects. */
 async function startThread(settings: WriterSettings): Promise<Worker> {
+  // workerData is cloned into the thread: the settings only, not the options' logger.
   const { filename, busyTimeoutMs } = settings;
   const workerData: WriterSettings = { filename, busyTimeoutMs };
   const thread =
