@@ -13,7 +13,7 @@ export type StoreConfig = Pick<
 /** Opens the store DATABASE_URL names: postgres:// or postgresql:// is PostgreSQL, a file path or file: URL is SQLite. */
 export async function openStore(config: StoreConfig, logger: Logger): Promise<PlantStore> {
   const databaseUrl = config.DATABASE_URL;
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (isPostgresUrl(databaseUrl)) {
     return PostgresPlantStore.open({
       connectionString: databaseUrl,
       poolSize: config.PG_POOL_SIZE,
@@ -23,12 +23,12 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
     });
   }
   const filename = databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
-  return SqlitePlantStore.open(filename);
+  return SqlitePlantStore.open(filename, { logger });
 }
 
 /** DATABASE_URL as it may be logged: a password in a postgres:// URL is replaced. */
 export function describeDatabase(databaseUrl: string): string {
-  if (!/^postgres(ql)?:\/\//i.test(databaseUrl)) return databaseUrl;
+  if (!isPostgresUrl(databaseUrl)) return databaseUrl;
   try {
     const url = new URL(databaseUrl);
     if (url.password) url.password = "redacted";
@@ -36,4 +36,8 @@ export function describeDatabase(databaseUrl: string): string {
   } catch {
     return "postgres://(unparsable URL)";
   }
+}
+
+function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl);
 }

@@ -12,9 +12,12 @@ export type CreateOutcome =
  * A create resolves only once the plant is durably committed.
  */
 export interface PlantStore {
-  /** Rejects with StoreUnavailableError when the store cannot be reached or does not answer in time. */
+  /**
+   * Rejects with StoreUnavailableError when the store cannot be reached, does not answer in time or cannot
+   * write right now (locked, full, read-only).
+   */
   create(plant: NewPlant): Promise<CreateOutcome>;
-  /** Resolves when the store can serve a query right now; rejects when it cannot (for GET /readyz). */
+  /** Resolves when the store can serve a create right now; rejects when it cannot (for GET /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

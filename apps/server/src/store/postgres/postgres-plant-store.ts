@@ -2,6 +2,7 @@ import type { NewPlant, Plant } from "@plant-store/contract";
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../../logger.js";
+import { GroupCommitQueue } from "../group-commit-queue.js";
 import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "../plant-store.js";
 import { classifyPostgresError } from "./connection-errors.js";
 import { postgresMigrations } from "./migrations.js";
@@ -18,12 +19,6 @@ export interface PostgresStoreOptions {
   logger: Logger;
   /** Most creates written by one statement (a benchmark sets 1 to compare with per-request statements). */
   maxBatchSize?: number;
-}
-
-interface PendingCreate {
-  plant: NewPlant;
-  resolve: (outcome: CreateOutcome) => void;
-  reject: (error: unknown) => void;
 }
 
 const INT8_OID = 20;
@@ -53,17 +48,17 @@ const DEFAULT_MAX_BATCH_SIZE = 500;
  * acknowledged after that statement's commit. Up to poolSize batches are in flight at once.
  */
 export class PostgresPlantStore implements PlantStore {
-  private pending: PendingCreate[] = [];
-  private inFlight = 0;
-  private flushScheduled = false;
-  private idle: (() => void) | undefined;
-  private readonly maxBatchSize: number;
+  private readonly queue: GroupCommitQueue<NewPlant, CreateOutcome>;
 
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly options: PostgresStoreOptions,
-  ) {
-    this.maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+  private constructor(private readonly pool: pg.Pool, options: PostgresStoreOptions) {
+    this.queue = new GroupCommitQueue({
+      writeBatch: (plants) =>
+        this.writeBatch(plants).catch((error: unknown) => {
+          throw classifyPostgresError(error);
+        }),
+      maxInFlight: options.poolSize,
+      maxBatchSize: options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    });
   }
 
   /** Migrates the database (one instance at a time, under an advisory lock) and opens the pool. */
@@ -85,56 +80,18 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ plant, resolve, reject });
-      this.scheduleFlush();
-    });
+    return this.queue.add(plant);
   }
 
   async ping(): Promise<void> {
     await this.pool.query("SELECT 1");
   }
 
+  /** Commits what is pending, then closes the pool. */
   async close(): Promise<void> {
-    if (this.pending.length > 0 || this.inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.idle = resolve;
-        this.scheduleFlush();
-      });
-    }
+    await this.queue.drain();
     await this.pool.end();
   }
-
-  private scheduleFlush() {
-    if (this.flushScheduled || this.inFlight >= this.options.poolSize) return;
-    this.flushScheduled = true;
-    setImmediate(this.flush);
-  }
-
-  private readonly flush = () => {
-    this.flushScheduled = false;
-    while (this.pending.length > 0 && this.inFlight < this.options.poolSize) {
-      const batch = this.pending.splice(0, this.maxBatchSize);
-      this.inFlight += 1;
-      this.writeBatch(batch.map((entry) => entry.plant))
-        .then(
-          (outcomes) => {
-            batch.forEach((entry, index) => {
-              entry.resolve(outcomes[index]!);
-            });
-          },
-          (error: unknown) => {
-            const failure = classifyPostgresError(error);
-            for (const entry of batch) entry.reject(failure);
-          },
-        )
-        .finally(() => {
-          this.inFlight -= 1;
-          if (this.pending.length > 0) this.scheduleFlush();
-          else if (this.inFlight === 0) this.idle?.();
-        });
-    }
-  };
 
   private async writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
     // The first create of an id in the batch is the one inserted; later ones compare against it.

@@ -1,0 +1,87 @@
+export interface GroupCommitOptions<Item, Result> {
+  /** Writes one batch in one transaction; resolves with one result per item, in order, once durable. */
+  writeBatch: (items: Item[]) => Promise<Result[]>;
+  /** Most batches being written at once (the SQLite store's one writer thread, a PostgreSQL pool's size). */
+  maxInFlight: number;
+  /** Most items in one batch; all that are waiting when omitted. */
+  maxBatchSize?: number;
+}
+
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: the items added in one event-loop turn are written together as one batch, and each is
+ * answered once its batch is committed. While maxInFlight batches are being written, new items wait and
+ * go as the next batch as soon as one of them finishes, so one commit (one fsync, one round trip) serves
+ * every request that arrived while the previous one was under way.
+ */
+export class GroupCommitQueue<Item, Result> {
+  private waiting: Waiting<Item, Result>[] = [];
+  private inFlight = 0;
+  private flushScheduled = false;
+  private readonly idleWaiters: (() => void)[] = [];
+  private readonly maxBatchSize: number;
+
+  constructor(private readonly options: GroupCommitOptions<Item, Result>) {
+    this.maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error. */
+  add(item: Item): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      // Waiting until the end of the turn lets every request parsed in it join the same batch.
+      if (!this.flushScheduled && this.inFlight < this.options.maxInFlight) {
+        this.flushScheduled = true;
+        setImmediate(this.scheduledFlush);
+      }
+    });
+  }
+
+  /** Resolves once nothing waits and nothing is being written (what was waiting is sent at once). */
+  drain(): Promise<void> {
+    this.flush();
+    if (this.waiting.length === 0 && this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private readonly scheduledFlush = () => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  /** Sends what waits as batches while fewer than maxInFlight are being written. */
+  private flush(): void {
+    while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
+      this.write(this.waiting.splice(0, this.maxBatchSize));
+    }
+  }
+
+  private write(batch: Waiting<Item, Result>[]): void {
+    this.inFlight += 1;
+    this.options
+      .writeBatch(batch.map((entry) => entry.item))
+      .then(
+        (results) => {
+          batch.forEach((entry, index) => {
+            entry.resolve(results[index]!);
+          });
+        },
+        (error: unknown) => {
+          for (const entry of batch) entry.reject(error);
+        },
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        // What gathered meanwhile goes now, without waiting for another turn.
+        this.flush();
+        if (this.waiting.length === 0 && this.inFlight === 0) {
+          for (const resolve of this.idleWaiters.splice(0)) resolve();
+        }
+      });
+  }
+}

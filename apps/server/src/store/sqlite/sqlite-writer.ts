@@ -1,0 +1,185 @@
+import { once } from "node:events";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Logger } from "../../logger.js";
+import { StoreUnavailableError } from "../store-unavailable.js";
+import { classifySqliteFailure } from "./sqlite-errors.js";
+import type { WriterCommand, WriterMessage, WriterReply, WriterSettings } from "./writer-messages.js";
+
+// Built, the thread runs the compiled sqlite-writer-thread.js next to this file. Under vitest, this file is
+// src/…/sqlite-writer.ts, which vitest transforms itself; a worker thread is a plain Node thread, Node 20
+// cannot load .ts, and on Node 20 a loader passed with --import in a worker's execArgv does not apply to
+// its entry. So from src/ the thread runs a two-line script instead: register tsx (a dev dependency that
+// dist/ and the deploy artifact never reach), then require the .ts entry. tsx's require hook works inside
+// the thread (its ESM hooks would start a loader thread per worker, 5x slower to start); the entry uses no
+// ESM-only feature (import.meta, top-level await), so it runs the same either way.
+const THREAD_ENTRY = import.meta.url.endsWith(".ts")
+  ? `require(${JSON.stringify(createRequire(import.meta.url).resolve("tsx/cjs/api"))}).register();
+     require(${JSON.stringify(fileURLToPath(new URL("./sqlite-writer-thread.ts", import.meta.url)))});`
+  : undefined;
+const THREAD_FILE = new URL("./sqlite-writer-thread.js", import.meta.url);
+
+// After the thread dies, the next one starts after this delay, doubled for each start in a row that fails
+// before a request succeeds: a thread that cannot open its database is retried, but never in a tight loop.
+const FIRST_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 5_000;
+
+export interface SqliteWriterOptions extends WriterSettings {
+  logger?: Logger | undefined;
+}
+
+interface AwaitedReply {
+  resolve: (reply: WriterReply) => void;
+  reject: (error: Error) => void;
+}
+
+const notOpen = () => new Error("The database connection is not open");
+
+/**
+ * The worker thread that owns the SQLite connection, seen as requests and replies. SQLite's own errors come
+ * back as replies; the thread dying (a crash, not a failed statement) fails every request it had not
+ * answered with StoreUnavailableError, since a create may or may not have committed and its id makes the
+ * retry safe, and starts a new thread. Until that one is ready every request fails the same way, so
+ * creates answer 503 and GET /readyz is 503.
+ *
+ * Restarted rather than failing GET /healthz: the thread holds nothing but its connection and everything
+ * acknowledged is on disk, so a new thread serves exactly as a new process would, within 100 ms, without
+ * dropping the process's HTTP connections or waiting for an orchestrator to notice.
+ */
+export class SqliteWriter {
+  /** The thread answering requests; undefined while a new one starts and once closed. */
+  private thread: Worker | undefined;
+  private starting: Promise<void> | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartDelayMs = FIRST_RESTART_DELAY_MS;
+  private readonly awaitingReply = new Map<number, AwaitedReply>();
+  private nextSeq = 0;
+  private closed = false;
+
+  private constructor(private readonly options: SqliteWriterOptions) {}
+
+  /** Starts the thread and waits until it has opened the database; rejects if it cannot. */
+  static async start(options: SqliteWriterOptions): Promise<SqliteWriter> {
+    const writer = new SqliteWriter(options);
+    writer.attach(await startThread(options));
+    return writer;
+  }
+
+  /** Resolves with the thread's reply; rejects with what SQLite said (classified) or StoreUnavailableError. */
+  request(command: WriterCommand): Promise<WriterReply> {
+    if (this.closed) return Promise.reject(notOpen());
+    if (this.thread === undefined) {
+      return Promise.reject(new StoreUnavailableError("the SQLite writer thread is restarting"));
+    }
+    return this.send(this.thread, command);
+  }
+
+  /** Closes the database and ends the thread; later requests fail. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    await this.starting;
+    const thread = this.thread;
+    if (thread === undefined) return;
+    const exited = once(thread, "exit");
+    await this.send(thread, { type: "close" });
+    // Awaiting the thread's exit must keep the process alive (the reply just unref'd it).
+    thread.ref();
+    await exited;
+  }
+
+  /** Test-only: ends the thread as a crash would, to show that the store starts a new one. */
+  async terminateThread(): Promise<void> {
+    await this.thread?.terminate();
+  }
+
+  private send(thread: Worker, command: WriterCommand): Promise<WriterReply> {
+    return new Promise((resolve, reject) => {
+      const seq = this.nextSeq++;
+      this.awaitingReply.set(seq, { resolve, reject });
+      // The thread keeps the process alive only while an answer is awaited.
+      thread.ref();
+      thread.postMessage({ ...command, seq });
+    });
+  }
+
+  private attach(thread: Worker): void {
+    this.thread = thread;
+    thread.on("message", (message: WriterMessage) => {
+      if (message.type !== "reply") return;
+      const awaited = this.awaitingReply.get(message.seq);
+      this.awaitingReply.delete(message.seq);
+      if (this.awaitingReply.size === 0) thread.unref();
+      if (message.error) {
+        awaited?.reject(classifySqliteFailure(message.error));
+      } else {
+        this.restartDelayMs = FIRST_RESTART_DELAY_MS;
+        awaited?.resolve(message);
+      }
+    });
+    thread.on("error", (error) => this.options.logger?.error({ err: error }, "SQLite writer thread failed"));
+    thread.on("exit", (code) => this.detach(thread, code));
+    thread.unref();
+  }
+
+  /** The thread is gone: fails what it left unanswered and, unless closing, starts another. */
+  private detach(thread: Worker, exitCode: number): void {
+    if (this.thread !== thread) return;
+    this.thread = undefined;
+    const failure = this.closed ? notOpen() : new StoreUnavailableError(`the SQLite writer thread exited (code ${exitCode})`);
+    for (const awaited of this.awaitingReply.values()) awaited.reject(failure);
+    this.awaitingReply.clear();
+    if (!this.closed) this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    const delayMs = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delayMs * 2, MAX_RESTART_DELAY_MS);
+    this.options.logger?.error({ delayMs }, "SQLite writer thread stopped; starting a new one");
+    this.restartTimer = setTimeout(() => {
+      this.starting = startThread(this.options).then(
+        async (thread) => {
+          this.starting = undefined;
+          if (this.closed) await thread.terminate();
+          else this.attach(thread);
+        },
+        (error: unknown) => {
+          this.starting = undefined;
+          this.options.logger?.error({ err: error }, "SQLite writer thread could not start");
+          if (!this.closed) this.scheduleRestart();
+        },
+      );
+    }, delayMs);
+    // A restart pending must not keep an otherwise finished process alive.
+    this.restartTimer.unref();
+  }
+}
+
+/** A new writer thread, once its first message says it has opened the database; an error or exit first rejects. */
+async function startThread(settings: WriterSettings): Promise<Worker> {
+  // workerData is cloned into the thread: the settings only, not the options' logger.
+  const { filename, busyTimeoutMs } = settings;
+  const workerData: WriterSettings = { filename, busyTimeoutMs };
+  const thread =
+    THREAD_ENTRY === undefined
+      ? new Worker(THREAD_FILE, { workerData })
+      : new Worker(THREAD_ENTRY, { eval: true, workerData });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`the SQLite writer thread exited with code ${code} while opening`));
+      thread.once("error", reject);
+      thread.once("exit", onExit);
+      thread.once("message", () => {
+        thread.off("error", reject);
+        thread.off("exit", onExit);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await thread.terminate();
+    throw error;
+  }
+  return thread;
+}
