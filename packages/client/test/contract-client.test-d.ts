@@ -93,3 +93,16 @@ describe("the client's surface is the contract's", () => {
     expectTypeOf<NewPlantInput>().toEqualTypeOf<{ id: bigint | number; name: string; tag?: string | undefined }>();
   });
 });
+
+describe("the fake's failures are typed by the contract's error table", () => {
+  it("takes a status's own codes only", async () => {
+    const { startFakePlantStore } = await import("../src/testing/index.js");
+    const fake = await startFakePlantStore();
+    fake.failNext(1, { status: 503, code: "ShuttingDown" });
+    fake.failNext(1, { status: 429, code: "RateLimited", retryAfterSeconds: 0 });
+    // @ts-expect-error PlantIdConflict is a 409 code, not a 503 one
+    fake.failNext(1, { status: 503, code: "PlantIdConflict" });
+    // @ts-expect-error 418 is not a status of the contract's error table
+    fake.failNext(1, { status: 418 });
+  });
+});
