@@ -74,6 +74,15 @@ describe("failNext", () => {
     expect(await response.json()).toEqual({ error: ErrorCode.ShuttingDown, message: "going away" });
   });
 
+  it("a 408 closes the connection after it, as the server does", async () => {
+    const store = await start();
+    store.failNext(1, { status: 408 });
+    const response = await fetch(`${store.url}/plants`, { method: "POST" });
+    expect(response.status).toBe(408);
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.json()).toMatchObject({ error: ErrorCode.RequestTimeout });
+  });
+
   it("a 500 is not retried and createOrThrow rejects with its code", async () => {
     const store = await start();
     store.failNext(2, { status: 500 });

@@ -112,6 +112,17 @@ export const scenarios: Scenario[] = [
     expected: [404, 404, 404, 404].map((status) => ({ status, error: ErrorCode.NotFound })),
   },
   {
+    name: "the route matches as Express matches it: in any case, with or without a trailing slash, any query",
+    steps: (id) => [
+      { ...post(`{"id": ${id(1)}, "name": "a"}`), path: "/Plants" },
+      { ...post(`{"id": ${id(2)}, "name": "b"}`), path: "/plants/" },
+      { ...post(`{"id": ${id(3)}, "name": "c"}`), path: "/plants?dry=1" },
+      { ...post(`{"id": ${id(4)}, "name": "d"}`), path: "/plants//" },
+      { ...post(`{"id": ${id(5)}, "name": "e"}`), path: "/plants/x" },
+    ],
+    expected: [ok, ok, ok, { status: 404 }, { status: 404 }],
+  },
+  {
     name: "a missing bearer token is 401 MissingToken before the body is looked at; an empty one is malformed",
     steps: (id) => [
       { ...post(`{"id": ${id(1)}, "name": "Fern"}`), auth: false },

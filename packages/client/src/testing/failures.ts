@@ -33,6 +33,8 @@ export function statusAnswer(failure: StatusFailure): {
   const message = failure.message ?? spec.description;
   if (failure.status === 401) headers["WWW-Authenticate"] = unauthorized(failure.code ?? "MissingToken", message).challenge;
   if (failure.status === 403) headers["WWW-Authenticate"] = 'Bearer realm="plant-store", error="insufficient_scope"';
+  // The server answers these on the socket and closes it (client-errors.ts); so does the fake.
+  if (failure.status === 408 || failure.status === 431) headers.Connection = "close";
   return { status: failure.status, headers, body: { error: ErrorCode[code], message } };
 }
 
