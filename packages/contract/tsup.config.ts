@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/openapi.ts"],
+  entry: ["src/index.ts", "src/openapi.ts", "src/wire.ts"],
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -1,34 +1,66 @@
-import { type ErrorCodeName, errorCodeName } from "@plant-store/contract";
+import {
+  type ApiError,
+  type ErrorCodeName,
+  type ErrorCodeNameOf,
+  ErrorSchema,
+  type ErrorStatus,
+  errorCodeName,
+  errorResponses,
+  errorSchemas,
+} from "@plant-store/contract";
 
-function isErrorBody(body: unknown): body is { error: number; message: string } {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    typeof (body as { error?: unknown }).error === "number" &&
-    typeof (body as { message?: unknown }).message === "string"
-  );
+/** The codes status `S` may carry, by name: its own when the contract declares `S`, any otherwise. */
+type CodeNameFor<S extends number> = number extends S ? ErrorCodeName : S extends ErrorStatus ? ErrorCodeNameOf<S> : ErrorCodeName;
+
+function isErrorStatus(status: number): status is ErrorStatus {
+  return Object.hasOwn(errorResponses, status);
 }
 
-/** The server answered with a status other than 200; thrown by `createOrThrow` and for statuses the contract does not declare. */
-export class PlantStoreApiError extends Error {
+/**
+ * The body as the contract reads it: an Error body of this status (its `error` one of the status's codes),
+ * or, for a status the contract does not declare, any Error body.
+ */
+function readErrorBody(status: number, body: unknown): { error: ApiError; known: boolean } | undefined {
+  if (isErrorStatus(status)) {
+    const own = errorSchemas[status].safeParse(body);
+    if (own.success) return { error: own.data, known: true };
+  }
+  const any = ErrorSchema.safeParse(body);
+  return any.success ? { error: any.data, known: !isErrorStatus(status) } : undefined;
+}
+
+/**
+ * The server answered with a status other than a success; thrown by the `…OrThrow` methods and for statuses
+ * the contract does not declare. `status`, `code` and `body` are typed by the contract's error table:
+ * narrow with {@link PlantStoreApiError.is}, e.g. `error.is(409)` makes `code` `"PlantIdConflict" | undefined`.
+ */
+export class PlantStoreApiError<S extends number = number> extends Error {
   override name = "PlantStoreApiError";
   /** The HTTP status, e.g. 409. */
-  readonly status: number;
-  /** The contract's error code by name, e.g. `"PlantIdConflict"`; undefined when the body carried no code this version knows. */
-  readonly code: ErrorCodeName | undefined;
+  readonly status: S;
+  /**
+   * The contract's error code by name, e.g. `"PlantIdConflict"`; undefined when the body carried no code this
+   * version knows, or a code the contract does not allow under this status.
+   */
+  readonly code: CodeNameFor<S> | undefined;
   /** The numeric error code from the body, e.g. 40901; undefined when the body was not the contract's Error. */
   readonly errorCode: number | undefined;
   /** The response body as received. */
   readonly body: unknown;
 
   /** Builds the error from a response's status and body, taking the code and message from an Error body. */
-  constructor(status: number, body: unknown) {
-    const known = isErrorBody(body);
-    super(known ? body.message : `the server answered ${status}`);
+  constructor(status: S, body: unknown) {
+    const read = readErrorBody(status, body);
+    super(read ? read.error.message : `the server answered ${status}`);
     this.status = status;
-    this.errorCode = known ? body.error : undefined;
-    this.code = known ? errorCodeName(body.error) : undefined;
+    this.errorCode = read?.error.error;
+    this.code = read?.known ? (errorCodeName(read.error.error) as CodeNameFor<S> | undefined) : undefined;
     this.body = body;
+  }
+
+  /** Whether the server answered `status`; narrows `code` to the codes the contract allows under it. */
+  is<T extends ErrorStatus>(status: T): this is PlantStoreApiError<T> {
+    return this.status === (status as number);
   }
 }
 

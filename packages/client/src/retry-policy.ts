@@ -1,3 +1,5 @@
+import { errorResponses, type ResponseHeaderName } from "@plant-store/contract";
+
 /** When and how long to wait before retrying an attempt. */
 export interface RetryPolicy {
   retries: number;
@@ -5,9 +7,14 @@ export interface RetryPolicy {
   maxRetryDelayMs: number;
 }
 
-// Only answers that say "try again later" are retried. 400, 401 (after its one refresh), 403 and 409
-// would fail the same way again; a repeated create is harmless because the id makes it idempotent.
-const RETRIED_STATUSES = new Set([429, 503]);
+// Only answers that say "try again later" are retried: the statuses whose contract entry sends Retry-After
+// (429 and 503). 400, 401 (after its one refresh), 403 and 409 would fail the same way again; a repeated
+// create is harmless because the id makes it idempotent.
+const RETRIED_STATUSES = new Set(
+  Object.entries(errorResponses)
+    .filter(([, spec]) => (spec.headers as readonly ResponseHeaderName[]).includes("Retry-After"))
+    .map(([status]) => Number(status)),
+);
 
 /** Whether a response with this status may be retried. */
 export function isRetriedStatus(status: number): boolean {

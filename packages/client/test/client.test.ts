@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { errorSchemas, PlantSchema, plantStoreContract } from "@plant-store/contract";
+import { initContract } from "@ts-rest/core";
+import { createContractClient } from "../src/contract-client.js";
 import { createPlantStoreClient, ErrorCode, PlantStoreApiError, PlantStoreTimeoutError } from "../src/index.js";
 
 interface Received {
@@ -116,6 +119,44 @@ describe("results and errors", () => {
     const error = await client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "PlantStoreApiError", status: 502, code: undefined, message: "bad gateway" });
     expect(received).toHaveLength(1);
+  });
+});
+
+describe("a client derived from the contract", () => {
+  it("a route added to the contract is a method that sends its params and returns its declared responses", async () => {
+    const extended = initContract().router(
+      {
+        plants: {
+          ...plantStoreContract.plants,
+          get: { method: "GET", path: "/plants/:id", responses: { 200: PlantSchema, 404: errorSchemas[404] } },
+        },
+      },
+      { strictStatusCodes: true },
+    );
+    const client = createContractClient(extended, { baseUrl, token: "abc" });
+    script.push(status(404, {}, { error: ErrorCode.NotFound, message: "no plant 9" }));
+    const missing = await client.plants.get({ params: { id: "9" } });
+    expect(missing).toMatchObject({ status: 404, body: { error: ErrorCode.NotFound } });
+    expect(await client.plants.getOrThrow({ params: { id: "7" } })).toEqual({ name: "Fern" });
+    expect(await client.plants.createOrThrow({ id: 7, name: "Fern" })).toEqual({ name: "Fern" });
+    expect(received.map((r) => `${r.method} ${r.url} ${r.body}`)).toEqual([
+      "GET /plants/9 ",
+      "GET /plants/7 ",
+      'POST /plants {"id":7,"name":"Fern"}',
+    ]);
+  });
+
+  it("refuses a number id that is not a safe integer instead of sending a rounded one", async () => {
+    const client = createPlantStoreClient({ baseUrl, token: "abc" });
+    await expect(client.plants.create({ id: 2 ** 53 + 2, name: "x" })).rejects.toThrow(RangeError);
+    expect(received).toHaveLength(0);
+  });
+
+  it("PlantStoreApiError reads the body with the status's schema: a code the status does not allow has no name", () => {
+    const error = new PlantStoreApiError(409, { error: ErrorCode.MissingToken, message: "odd" });
+    expect(error).toMatchObject({ status: 409, code: undefined, errorCode: ErrorCode.MissingToken, message: "odd" });
+    expect(new PlantStoreApiError(409, "<html>")).toMatchObject({ code: undefined, errorCode: undefined, message: "the server answered 409" });
+    expect(new PlantStoreApiError(409, { error: 40901, message: "taken" }).is(409)).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@ import { npmInstall, pack, tempFolder, tscPath } from "../support/scratch-projec
 import { type RunningServer, startServer } from "../support/server-process.js";
 
 const SCENARIOS = new URL("../fixtures/scenarios.ts", import.meta.url);
+const FAKE_SCENARIO = new URL("../fixtures/fake-scenario.ts", import.meta.url);
 
 const ENTRY_ESM = `import * as ps from "@plant-store/client";
 import { runScenarios } from "./scenarios.mjs";
@@ -20,6 +21,20 @@ import { runScenarios } from "./scenarios.cjs";
 
 const [baseUrl, flakyUrl, silentUrl, token, idBase] = process.argv.slice(2) as [string, string, string, string, string];
 runScenarios(ps, { baseUrl, flakyUrl, silentUrl, token, idBase: Number(idBase) }).then((result) => {
+  console.log(JSON.stringify(result));
+});
+`;
+const FAKE_ESM = `import * as ps from "@plant-store/client";
+import * as testing from "@plant-store/client/testing";
+import { runFakeScenario } from "./fake-scenario.mjs";
+
+console.log(JSON.stringify(await runFakeScenario(ps, testing)));
+`;
+const FAKE_CJS = `import ps = require("@plant-store/client");
+import testing = require("@plant-store/client/testing");
+import { runFakeScenario } from "./fake-scenario.cjs";
+
+runFakeScenario(ps, testing).then((result) => {
   console.log(JSON.stringify(result));
 });
 `;
@@ -53,6 +68,10 @@ beforeAll(async () => {
   copyFileSync(SCENARIOS, join(src, "scenarios.cts"));
   writeFileSync(join(src, "esm.mts"), ENTRY_ESM);
   writeFileSync(join(src, "cjs.cts"), ENTRY_CJS);
+  copyFileSync(FAKE_SCENARIO, join(src, "fake-scenario.mts"));
+  copyFileSync(FAKE_SCENARIO, join(src, "fake-scenario.cts"));
+  writeFileSync(join(src, "fake-esm.mts"), FAKE_ESM);
+  writeFileSync(join(src, "fake-cjs.cts"), FAKE_CJS);
   server = await startServer();
 }, 240_000);
 
@@ -104,5 +123,22 @@ describe("@plant-store/client installed from its packed tarball with npm", () =>
     expect(flaky.seen[0]!.body).toBe(flaky.seen[1]!.body);
     expect(result.timedOut).toEqual({ kind: "PlantStoreTimeoutError", timeoutMs: 300 });
     expect(silent.seen).toHaveLength(1);
+  }, 60_000);
+
+  it.each([
+    ["ESM import", "dist/fake-esm.mjs"],
+    ["CommonJS require", "dist/fake-cjs.cjs"],
+  ])("@plant-store/client/testing by %s: the fake starts and the client drives it", async (_how, entry) => {
+    const { stdout } = await run(process.execPath, [entry], { cwd: scratch.path, timeoutMs: 30_000 });
+    const result = JSON.parse(stdout);
+    expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(result.created).toEqual({ name: "Fern" });
+    expect(result.afterLostConnection).toBe(200);
+    expect(result.conflict).toEqual({ status: 409, code: "PlantIdConflict" });
+    expect(result.plants).toEqual([
+      { id: "1", name: "Seeded" },
+      { id: "9007199254740993", name: "Fern" },
+      { id: "2", name: "Palm" },
+    ]);
   }, 60_000);
 });

@@ -1,37 +1,8 @@
 import { ErrorCode } from "@plant-store/contract";
-import contentType from "content-type";
+import { bodyRequired, contentTypeRejection, declaresBody, parseJsonBody } from "@plant-store/contract/wire";
 import type { RequestHandler } from "express";
-import { parse } from "lossless-json";
 import getRawBody from "raw-body";
 import { BadRequestError, PayloadTooLargeError } from "./http-errors.js";
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * Integer literals become bigint so that every int64 id survives exactly (JSON.parse would round
- * 9007199254740993 to ...992); other numbers stay numbers. lossless-json also rejects repeated keys
- * with different values and keeps `__proto__` as a plain own key, so a body cannot pollute prototypes.
- */
-function parseNumber(literal: string): bigint | number {
-  return /^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal);
-}
-
-function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
-  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
-}
-
-function requireJsonContentType(header: string | undefined): void {
-  let parsed: contentType.ParsedMediaType;
-  try {
-    parsed = contentType.parse(header ?? "");
-  } catch {
-    throw new BadRequestError(ErrorCode.UnsupportedContentType, "Content-Type must be application/json");
-  }
-  const charset = parsed.parameters.charset?.toLowerCase();
-  if (parsed.type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
-    throw new BadRequestError(ErrorCode.UnsupportedContentType, "Content-Type must be application/json (UTF-8)");
-  }
-}
 
 async function readBody(req: Parameters<RequestHandler>[0], limitBytes: number): Promise<Buffer> {
   try {
@@ -42,29 +13,20 @@ async function readBody(req: Parameters<RequestHandler>[0], limitBytes: number):
   }
 }
 
-/** Reads a JSON request body losslessly into req.body, with a size limit; failures are contract errors. */
+/**
+ * Reads a JSON request body losslessly into req.body, with a size limit; failures are contract errors.
+ * The rules (Content-Type, UTF-8, int64 integers as bigint, repeated keys refused) are the contract's
+ * wire rules, shared with the client's fake server.
+ */
 export function jsonBody(limitBytes: number): RequestHandler {
   return async (req, _res, next) => {
     try {
-      if (!hasBody(req.headers)) {
-        throw new BadRequestError(ErrorCode.BodyRequired, "request body is required: send a NewPlant as JSON");
-      }
-      requireJsonContentType(req.headers["content-type"]);
-      const bytes = await readBody(req, limitBytes);
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch {
-        throw new BadRequestError(ErrorCode.MalformedJson, "request body is not valid UTF-8");
-      }
-      if (text.trim() === "") {
-        throw new BadRequestError(ErrorCode.BodyRequired, "request body is required: send a NewPlant as JSON");
-      }
-      try {
-        req.body = parse(text, null, parseNumber);
-      } catch (error) {
-        throw new BadRequestError(ErrorCode.MalformedJson, `request body is not valid JSON: ${(error as Error).message}`);
-      }
+      if (!declaresBody(req.headers)) throw new BadRequestError(bodyRequired.error, bodyRequired.message);
+      const refused = contentTypeRejection(req.headers["content-type"]);
+      if (refused) throw new BadRequestError(refused.error, refused.message);
+      const parsed = parseJsonBody(await readBody(req, limitBytes));
+      if ("rejection" in parsed) throw new BadRequestError(parsed.rejection.error, parsed.rejection.message);
+      req.body = parsed.body;
       next();
     } catch (error) {
       next(error);

@@ -1,0 +1,95 @@
+import contentType from "content-type";
+import { parse } from "lossless-json";
+import type { ZodError, ZodIssue } from "zod";
+import { ErrorCode } from "./error-codes.js";
+import type { ErrorBody } from "./error-responses.js";
+
+/** Why a request body is refused before validation: a 400 Error body, exactly as the server sends it. */
+export type BodyRejection = ErrorBody<400>;
+
+/** The refusal of a request without a body, or with an empty one. */
+export const bodyRequired: BodyRejection = {
+  error: ErrorCode.BodyRequired,
+  message: "request body is required: send a NewPlant as JSON",
+};
+
+/** Whether a request's headers announce a body (a chunked one, or a Content-Length above 0). */
+export function declaresBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+}
+
+/** The refusal of a Content-Type other than application/json (UTF-8); undefined when it is acceptable. */
+export function contentTypeRejection(header: string | undefined): BodyRejection | undefined {
+  let parsed: contentType.ParsedMediaType;
+  try {
+    parsed = contentType.parse(header ?? "");
+  } catch {
+    return { error: ErrorCode.UnsupportedContentType, message: "Content-Type must be application/json" };
+  }
+  const charset = parsed.parameters.charset?.toLowerCase();
+  if (parsed.type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
+    return { error: ErrorCode.UnsupportedContentType, message: "Content-Type must be application/json (UTF-8)" };
+  }
+  return undefined;
+}
+
+/**
+ * Integer literals become bigint so that every int64 id survives exactly (JSON.parse would round
+ * 9007199254740993 to ...992); other numbers stay numbers.
+ */
+function parseNumber(literal: string): bigint | number {
+  return /^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal);
+}
+
+/**
+ * Parses JSON text the way the API reads bodies: integer literals as bigint, repeated keys with different
+ * values refused, and `__proto__` kept as a plain own key (lossless-json), so a body cannot pollute prototypes.
+ * Throws lossless-json's SyntaxError for text that is not JSON.
+ */
+export function parseLosslessJson(text: string): unknown {
+  return parse(text, null, parseNumber);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A request body's bytes read as the API reads them: UTF-8 JSON, parsed losslessly, or the 400 it answers. */
+export function parseJsonBody(bytes: Uint8Array): { body: unknown } | { rejection: BodyRejection } {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { rejection: { error: ErrorCode.MalformedJson, message: "request body is not valid UTF-8" } };
+  }
+  if (text.trim() === "") return { rejection: bodyRequired };
+  try {
+    return { body: parseLosslessJson(text) };
+  } catch (error) {
+    return {
+      rejection: { error: ErrorCode.MalformedJson, message: `request body is not valid JSON: ${(error as Error).message}` },
+    };
+  }
+}
+
+// Integer literals arrive as bigint; to an API user they are all numbers, so messages speak of numbers and
+// integers, not JavaScript types.
+const typeNames: Record<string, string> = { bigint: "integer", number: "number" };
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? "an" : "a";
+}
+
+function describeIssue(issue: ZodIssue): string {
+  if (issue.code === "invalid_type") {
+    const expected = typeNames[issue.expected] ?? issue.expected;
+    const received = issue.received === "bigint" ? "number" : issue.received;
+    return received === "undefined" ? "is required" : `must be ${article(expected)} ${expected}, got ${received}`;
+  }
+  return issue.message;
+}
+
+/** One line naming each invalid field of the body, e.g. `id: must be an integer, got string`. */
+export function describeValidationError(error: ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${describeIssue(issue)}`)
+    .join("; ");
+}
