@@ -12,8 +12,11 @@ export type CreateOutcome =
  * A create resolves only once the plant is durably committed.
  */
 export interface PlantStore {
-  /** Rejects with StoreUnavailableError when the store cannot be reached or does not answer in time. */
-  create(plant: NewPlant): Promise<CreateOutcome>;
+  /**
+   * Rejects with StoreUnavailableError when the store cannot be reached or does not answer in time.
+   * onBatched is told how many creates the group commit writes together with this one (for tracing).
+   */
+  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome>;
   /** Resolves when the store can serve a query right now; rejects when it cannot (for GET /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

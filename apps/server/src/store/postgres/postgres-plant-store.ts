@@ -22,6 +22,7 @@ export interface PostgresStoreOptions {
 
 interface PendingCreate {
   plant: NewPlant;
+  onBatched: ((batchSize: number) => void) | undefined;
   resolve: (outcome: CreateOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -84,9 +85,9 @@ export class PostgresPlantStore implements PlantStore {
     return new PostgresPlantStore(pool, options);
   }
 
-  create(plant: NewPlant): Promise<CreateOutcome> {
+  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ plant, resolve, reject });
+      this.pending.push({ plant, onBatched, resolve, reject });
       this.scheduleFlush();
     });
   }
@@ -115,6 +116,7 @@ export class PostgresPlantStore implements PlantStore {
     this.flushScheduled = false;
     while (this.pending.length > 0 && this.inFlight < this.options.poolSize) {
       const batch = this.pending.splice(0, this.maxBatchSize);
+      for (const entry of batch) entry.onBatched?.(batch.length);
       this.inFlight += 1;
       this.writeBatch(batch.map((entry) => entry.plant))
         .then(

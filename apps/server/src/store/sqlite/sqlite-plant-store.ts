@@ -9,6 +9,7 @@ import { sqliteMigrations } from "./migrations.js";
 
 interface PendingCreate {
   plant: NewPlant;
+  onBatched: ((batchSize: number) => void) | undefined;
   resolve: (outcome: CreateOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -94,13 +95,13 @@ export class SqlitePlantStore implements PlantStore {
     return new SqlitePlantStore(writer);
   }
 
-  create(plant: NewPlant): Promise<CreateOutcome> {
+  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
       if (this.stopped) {
         reject(this.stopped);
         return;
       }
-      this.pending.push({ plant, resolve, reject });
+      this.pending.push({ plant, onBatched, resolve, reject });
       if (!this.flushScheduled && this.batchInFlight === undefined) {
         this.flushScheduled = true;
         setImmediate(this.flush);
@@ -114,6 +115,7 @@ export class SqlitePlantStore implements PlantStore {
     if (this.batchInFlight !== undefined || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
+    for (const entry of batch) entry.onBatched?.(batch.length);
     this.batchInFlight = this.request({ type: "create", plants: batch.map((entry) => entry.plant) })
       .then(
         (reply) => {
