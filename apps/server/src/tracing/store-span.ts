@@ -9,8 +9,8 @@ import type { PlantStore } from "../store/plant-store.js";
 import { errorTypeOf } from "./error-type.js";
 import type { DatabaseSystem } from "./tracing.js";
 
-// The attribute named db.system until semantic conventions 1.33 (db.system.name since); pg's instrumentation
-// still reports it, so both are set for queries that join the two.
+// db.system is the name older backends and dashboards know; semantic conventions 1.33 renamed it
+// db.system.name, which pg's instrumentation reports on its query spans. Both are set.
 const ATTR_DB_SYSTEM = "db.system";
 /** What the create did: created, replayed or conflict. */
 export const ATTR_CREATE_OUTCOME = "plant_store.create.outcome";
