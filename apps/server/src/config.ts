@@ -27,6 +27,7 @@ const algorithmList = z.string().transform((value, ctx) => {
   return names as SupportedAlgorithm[];
 });
 
+const otlpEndpoint = z.string().regex(/^https?:\/\/[^/]/i, "must be an http:// or https:// URL");
 const otlpProtocol = z.enum(["http/protobuf", "http/json"], {
   errorMap: () => ({ message: "must be http/protobuf or http/json (this server does not export over grpc)" }),
 });
@@ -93,8 +94,8 @@ const EnvSchema = z.object({
   // and docs/tracing.md); the SDK reads the rest of the standard ones (OTEL_BSP_*, headers, timeouts) itself.
   OTEL_SDK_DISABLED: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false")),
   OTEL_TRACES_EXPORTER: z.preprocess(emptyAsUndefined, z.enum(["otlp", "none"]).default("otlp")),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(emptyAsUndefined, z.string().url().optional()),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.default("http/protobuf")),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.optional()),
   OTEL_TRACES_SAMPLER: z.preprocess(emptyAsUndefined, z.enum(TRACES_SAMPLERS).default("parentbased_always_on")),
