@@ -6,8 +6,6 @@ export interface BenchOptions {
   servers: string[];
   /** compare: extra Plant Store builds to measure alongside, as label=path/to/main.js (A/B of a lever). */
   variants: { label: string; main: string }[];
-  /** compare: also measure the Plant Store exporting traces (OTLP protobuf) to a local receiver. */
-  traced: boolean;
   rounds: number;
   warmupSeconds: number;
   seconds: number;

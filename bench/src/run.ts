@@ -36,7 +36,6 @@ function parse(argv: string[]): BenchOptions {
       connections: { type: "string" },
       servers: { type: "string" },
       variant: { type: "string", multiple: true },
-      traced: { type: "boolean", default: false },
       rounds: { type: "string" },
       warmup: { type: "string" },
       seconds: { type: "string" },
@@ -64,7 +63,6 @@ function parse(argv: string[]): BenchOptions {
       if (!label || !main) throw new Error("--variant must be label=path/to/main.js");
       return { label, main };
     }),
-    traced: values.traced ?? false,
     rounds: number(values.rounds, defaults.rounds ?? 1, "rounds"),
     warmupSeconds: number(values.warmup, defaults.warmupSeconds ?? 1, "warmup"),
     seconds: number(values.seconds, defaults.seconds ?? 1, "seconds"),

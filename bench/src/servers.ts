@@ -49,8 +49,6 @@ export interface StartOptions {
   databaseFile?: string;
   /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
   main?: string;
-  /** For the Plant Store: more environment (the traced variant's OTEL_* variables). */
-  env?: Record<string, string>;
 }
 
 const STARTUP_TIMEOUT_MS = 15_000;
@@ -74,7 +72,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         LOG_LEVEL: "info",
         DATABASE_URL: databaseFile,
         JWT_SECRET: options.secret,
-        ...options.env,
       },
       stdio: ["ignore", log, "pipe"],
     });

@@ -2,7 +2,6 @@ import { barChartSvg } from "../chart.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
-import { type OtlpSink, startOtlpSink } from "../otlp-sink.js";
 import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { withSession, writeOutputs } from "../session.js";
 
@@ -16,21 +15,8 @@ export interface CompareResult {
   files: string[];
 }
 
-/**
- * The five servers side by side: the built server, its two floors and the Fastify peer written two ways
- * (with --traced, also the built server exporting traces to a local OTLP receiver).
- */
+/** The five servers side by side: the built server, its two floors and the Fastify peer written two ways. */
 export async function compare(options: BenchOptions): Promise<CompareResult> {
-  // Up before the traced server starts and until it has stopped: it exports its last spans at shutdown.
-  const sink = options.traced ? await startOtlpSink() : undefined;
-  try {
-    return await compareServers(options, sink);
-  } finally {
-    await sink?.close();
-  }
-}
-
-async function compareServers(options: BenchOptions, sink: OtlpSink | undefined): Promise<CompareResult> {
   return withSession(async (session) => {
     const servers = [];
     const chosen = ORDER.filter(
@@ -40,16 +26,6 @@ async function compareServers(options: BenchOptions, sink: OtlpSink | undefined)
     for (const [index, variant] of options.variants.entries()) {
       const { label, main } = variant;
       servers.push(await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${label}`, main }));
-    }
-    if (sink !== undefined) {
-      servers.push(
-        await session.start({
-          key: "plant-store",
-          name: "traced",
-          label: "(1) traced: OTLP/HTTP protobuf to a local receiver",
-          env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
-        }),
-      );
     }
     const ids = new IdBlocks();
     const answers: CompareResult["answers"] = {};
