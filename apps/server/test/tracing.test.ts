@@ -197,6 +197,27 @@ describe("traced requests", () => {
   });
 });
 
+describe("without an OTLP endpoint", () => {
+  // NODE_DEBUG=esm,module makes Node's loaders print every module they load; the traced run is the control
+  // that shows the listing names the SDK's packages when they are loaded.
+  it("the server loads none of the OpenTelemetry SDK, ignores traceparent and logs no trace ids", async () => {
+    const collector = await receiver();
+    const traced = await server({ NODE_DEBUG: "esm,module", OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+    expect((await createPlant(traced.baseUrl)).status).toBe(200);
+    expect(traced.stderr()).toContain("@opentelemetry/sdk-trace-node");
+
+    const untraced = await server({ NODE_DEBUG: "esm,module" });
+    const response = await createPlant(untraced.baseUrl, { traceparent: callerContext().traceparent });
+    expect(response.status).toBe(200);
+    await untraced.waitForStdout(/"msg":"request completed"/);
+    expect(untraced.stderr()).toContain("dist/main.js");
+    // Any @opentelemetry package but the API, which prom-client loads for its exemplars whatever we do.
+    expect(untraced.stderr()).not.toMatch(/@opentelemetry[+/](?!api(?![\w-]))/);
+    expect(untraced.stdout()).not.toContain("trace_id");
+    expect(await (await fetch(`${untraced.baseUrl}/metrics`)).text()).not.toContain("otel_sdk");
+  });
+});
+
 /** A loopback port nothing listens on: a collector that is down. */
 async function closedPort(): Promise<number> {
   const probe = createServer().listen(0, "127.0.0.1");
