@@ -92,7 +92,10 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
   // OpenTelemetry's standard variables that decide whether and how traces are exported (see tracesExport
   // and docs/tracing.md); the SDK reads the rest of the standard ones (OTEL_BSP_*, headers, timeouts) itself.
-  OTEL_SDK_DISABLED: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false")),
+  OTEL_SDK_DISABLED: z.preprocess(
+    (value) => (typeof value === "string" && value !== "" ? value.toLowerCase() : undefined),
+    z.enum(["true", "false"]).default("false"),
+  ),
   OTEL_TRACES_EXPORTER: z.preprocess(emptyAsUndefined, z.enum(["otlp", "none"]).default("otlp")),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),

@@ -26,6 +26,8 @@ describe("which OpenTelemetry variables turn trace export on", () => {
 
   it("stays off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none", () => {
     expect(tracesExport(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_SDK_DISABLED: "true" }))).toBeUndefined();
+    expect(tracesExport(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_SDK_DISABLED: "TRUE" }))).toBeUndefined();
+    expect(tracesExport(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_SDK_DISABLED: "false" }))).toBeDefined();
     expect(tracesExport(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_TRACES_EXPORTER: "none" }))).toBeUndefined();
   });
 
