@@ -22,6 +22,7 @@ import { securityHeaders } from "./ops/security-headers.js";
 import { timedStore } from "./ops/timed-store.js";
 import { createPlantsRouter } from "./plants/create-plant.js";
 import type { PlantStore } from "./store/plant-store.js";
+import type { Tracing } from "./tracing/tracing.js";
 
 export interface AppDeps {
   store: PlantStore;
@@ -43,6 +44,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** Serve GET /metrics on this app; false when it has a port of its own (METRICS_PORT). */
   serveMetrics?: boolean;
+  /** The OpenTelemetry hooks when traces are exported (see tracing/tracing.ts); none when omitted. */
+  tracing?: Tracing | undefined;
 }
 
 /** The Express app serving the contract; it never listens, so tests drive it without a port. */
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps): express.Express {
   // What every request passes through first, as one layer (see middleware-sequence.ts).
   app.use(
     middlewareSequence([
+      ...(deps.tracing ? [deps.tracing.requestSpan] : []),
       requestLogging(deps.logger, app.request),
       httpMetrics(metrics),
       connectionDraining(lifecycle),
@@ -68,9 +72,11 @@ export function createApp(deps: AppDeps): express.Express {
 
   // The API first: its paths and the operational ones below never overlap, and every POST /plants
   // would otherwise walk the three routers below before reaching its own.
-  createExpressEndpoints(plantStoreContract, createPlantsRouter(store), app, {
+  const router = createPlantsRouter(store);
+  const readBody = jsonBody(deps.bodyLimitBytes);
+  createExpressEndpoints(plantStoreContract, deps.tracing?.endBodyValidationOnEntry(router) ?? router, app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
-    globalMiddleware: [...authentication(deps), jsonBody(deps.bodyLimitBytes)],
+    globalMiddleware: [...authentication(deps), deps.tracing?.traceBodyValidation(readBody) ?? readBody],
     requestValidationErrorHandler: (error, _req, _res, next) => {
       const message = error.body ? describeValidationError(error.body) : "request is invalid";
       next(new BadRequestError(ErrorCode.ValidationFailed, message));

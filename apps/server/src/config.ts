@@ -27,6 +27,19 @@ const algorithmList = z.string().transform((value, ctx) => {
   return names as SupportedAlgorithm[];
 });
 
+const otlpEndpoint = z.string().regex(/^https?:\/\/[^/]/i, "must be an http:// or https:// URL");
+const otlpProtocol = z.enum(["http/protobuf", "http/json"], {
+  errorMap: () => ({ message: "must be http/protobuf or http/json (this server does not export over grpc)" }),
+});
+const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
@@ -77,6 +90,19 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
+  // OpenTelemetry's standard variables that decide whether and how traces are exported (see tracesExport
+  // and docs/tracing.md); the SDK reads the rest of the standard ones (OTEL_BSP_*, headers, timeouts) itself.
+  OTEL_SDK_DISABLED: z.preprocess(
+    (value) => (typeof value === "string" && value !== "" ? value.toLowerCase() : undefined),
+    z.enum(["true", "false"]).default("false"),
+  ),
+  OTEL_TRACES_EXPORTER: z.preprocess(emptyAsUndefined, z.enum(["otlp", "none"]).default("otlp")),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(emptyAsUndefined, otlpEndpoint.optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.default("http/protobuf")),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.optional()),
+  OTEL_TRACES_SAMPLER: z.preprocess(emptyAsUndefined, z.enum(TRACES_SAMPLERS).default("parentbased_always_on")),
+  OTEL_TRACES_SAMPLER_ARG: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).optional()),
 });
 
 export type Config = z.infer<typeof EnvSchema>;
@@ -108,8 +134,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration: JWT_SECRET: is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,
     );
   }
+  if (config.OTEL_TRACES_SAMPLER.endsWith("traceidratio") && config.OTEL_TRACES_SAMPLER_ARG === undefined) {
+    throw new ConfigError(`invalid configuration: OTEL_TRACES_SAMPLER_ARG: is required by ${config.OTEL_TRACES_SAMPLER} (a ratio from 0 to 1)`);
+  }
   if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
     throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
   }
   return config;
+}
+
+/** How the server exports traces: OTLP over HTTP with this encoding. */
+export interface TracesExport {
+  protocol: "http/protobuf" | "http/json";
+}
+
+/**
+ * Traces are exported when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none
+ * turns them off; otherwise undefined, and the server loads no part of the OpenTelemetry SDK.
+ */
+export function tracesExport(config: Config): TracesExport | undefined {
+  const endpoint = config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (endpoint === undefined || config.OTEL_SDK_DISABLED === "true" || config.OTEL_TRACES_EXPORTER === "none") {
+    return undefined;
+  }
+  return { protocol: config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL };
 }

@@ -7,10 +7,16 @@ export type { Logger };
  * The server's structured JSON logger; secrets and tokens are redacted wherever they appear.
  * By default it writes to stdout, one write per event-loop turn (see turn-batched-destination.ts).
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  destination?: pino.DestinationStream,
+  /** Fields added to every line, e.g. the active span's trace_id and span_id when tracing. */
+  mixin?: () => object,
+): Logger {
   return pino(
     {
       level,
+      mixin,
       redact: {
         paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "*.JWT_SECRET"],
         censor: "[redacted]",

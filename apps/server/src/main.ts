@@ -2,21 +2,26 @@ import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, tracesExport } from "./config.js";
 import { createHttpServer } from "./http/http-server.js";
 import { createLogger } from "./logger.js";
 import { gracefulShutdown } from "./ops/graceful-shutdown.js";
 import { Lifecycle } from "./ops/lifecycle.js";
 import { createMetrics } from "./ops/metrics.js";
 import { listenMetricsServer } from "./ops/metrics-server.js";
-import { describeDatabase, openStore } from "./store/open-store.js";
+import { databaseSystem, describeDatabase, openStore } from "./store/open-store.js";
+import { loadTracing } from "./tracing/load-tracing.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
-  const { verifier, developmentSecret } = createTokenVerifier(config);
-  const store = await openStore(config, logger);
   const metrics = createMetrics();
+  // Before the store opens (see load-tracing.ts); undefined, and nothing of the SDK loaded, unless configured.
+  const tracing = await loadTracing(tracesExport(config), metrics.registry);
+  const logger = createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
+  tracing?.logTo(logger);
+  const { verifier, developmentSecret } = createTokenVerifier(config);
+  const openedStore = await openStore(config, logger);
+  const store = tracing?.traceStore(openedStore, databaseSystem(config.DATABASE_URL)) ?? openedStore;
   const lifecycle = new Lifecycle();
   const app = createApp({
     store,
@@ -30,6 +35,7 @@ async function main(): Promise<void> {
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: config.TRUST_PROXY,
     serveMetrics: config.METRICS_PORT === undefined,
+    tracing,
   });
 
   const server = createHttpServer(app, config, logger).listen(config.PORT, config.HOST);
@@ -67,6 +73,7 @@ async function main(): Promise<void> {
     logger,
     delayMs: config.SHUTDOWN_DELAY_MS,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    tracing,
   });
   const onSignal = (signal: string) => {
     shutdown(signal).then(

@@ -2,6 +2,7 @@ import type { ApiFetcher } from "@ts-rest/core";
 import { backoffDelay, isRetriedStatus, type RetryPolicy, retryAfterMs, wait } from "./retry-policy.js";
 import { serializeBody } from "./serialize-body.js";
 import type { TokenSource } from "./token-source.js";
+import { traceContextHeaders } from "./trace-context.js";
 
 /** The shape of `fetch` the client calls: the global one, or one you inject. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -40,7 +41,7 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
       try {
         response = await fetchFn(path, {
           method,
-          headers: { ...headers, authorization: `Bearer ${token}` },
+          headers: { ...headers, ...(await traceContextHeaders()), authorization: `Bearer ${token}` },
           signal,
           ...(body !== undefined && { body }),
         });

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import type { Logger } from "../logger.js";
+import type { Tracing } from "../tracing/tracing.js";
 import { bearerAuth } from "./bearer-auth.js";
 import type { TokenVerifier } from "./jwt-verifier.js";
 import { requireScopes } from "./required-scope.js";
@@ -13,13 +14,16 @@ export interface AuthenticationOptions {
   /** Requests per token subject per minute (RATE_LIMIT_PER_MINUTE); 0 or unset turns the limit off. */
   rateLimitPerMinute?: number | undefined;
   logger?: Logger;
+  /** When tracing: puts the token check in a span. */
+  tracing?: Pick<Tracing, "traceTokenVerification"> | undefined;
 }
 
 /** The checks a request passes before its body is read: a valid token (401), its scope (403), its rate (429). */
 export function authentication(options: AuthenticationOptions): RequestHandler[] {
+  // Clients send the same token on every request: verify its signature once, not per request.
+  const cache = new VerifiedTokenCache(options.verifier);
   return [
-    // Clients send the same token on every request: verify its signature once, not per request.
-    bearerAuth(new VerifiedTokenCache(options.verifier)),
+    bearerAuth(options.tracing?.traceTokenVerification(cache) ?? cache),
     ...(options.requiredScopes?.length ? [requireScopes(options.requiredScopes)] : []),
     ...(options.rateLimitPerMinute ? [subjectRateLimit(options.rateLimitPerMinute, options.logger)] : []),
   ];

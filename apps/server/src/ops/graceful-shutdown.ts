@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
+import type { Tracing } from "../tracing/tracing.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 export interface ShutdownDeps {
@@ -16,6 +17,8 @@ export interface ShutdownDeps {
   delayMs: number;
   /** How long requests in flight may take once the server stops accepting, before they are cut off. */
   timeoutMs: number;
+  /** When tracing: its last spans are exported within what is left of timeoutMs. */
+  tracing?: Pick<Tracing, "shutdown"> | undefined;
 }
 
 /**
@@ -38,6 +41,7 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
   if (deps.delayMs > 0) await delay(deps.delayMs);
 
   logger.info("shutting down: no longer accepting connections, finishing requests in flight");
+  const timeoutAt = Date.now() + deps.timeoutMs;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // close() only ends connections idle right now; keep reaping those that go idle after their last response.
   const reapIdle = setInterval(() => server.closeIdleConnections(), 100);
@@ -59,5 +63,6 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
     ),
   );
   await deps.store.close();
+  await deps.tracing?.shutdown(Math.max(0, timeoutAt - Date.now()));
   logger.info("stopped");
 }

@@ -9,6 +9,7 @@ export interface GroupCommitOptions<Item, Result> {
 
 interface Waiting<Item, Result> {
   item: Item;
+  onBatched: ((batchSize: number) => void) | undefined;
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
@@ -30,10 +31,13 @@ export class GroupCommitQueue<Item, Result> {
     this.maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error. */
-  add(item: Item): Promise<Result> {
+  /**
+   * Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error.
+   * onBatched is told the size of that batch as it is sent (for tracing).
+   */
+  add(item: Item, onBatched?: (batchSize: number) => void): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, onBatched, resolve, reject });
       // Waiting until the end of the turn lets every request parsed in it join the same batch.
       if (!this.flushScheduled && this.inFlight < this.options.maxInFlight) {
         this.flushScheduled = true;
@@ -63,6 +67,7 @@ export class GroupCommitQueue<Item, Result> {
 
   private write(batch: Waiting<Item, Result>[]): void {
     this.inFlight += 1;
+    for (const entry of batch) entry.onBatched?.(batch.length);
     this.options
       .writeBatch(batch.map((entry) => entry.item))
       .then(

@@ -2,7 +2,6 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { PlantStore } from "./plant-store.js";
-import { PostgresPlantStore } from "./postgres/postgres-plant-store.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";
 
 export type StoreConfig = Pick<
@@ -14,6 +13,8 @@ export type StoreConfig = Pick<
 export async function openStore(config: StoreConfig, logger: Logger): Promise<PlantStore> {
   const databaseUrl = config.DATABASE_URL;
   if (isPostgresUrl(databaseUrl)) {
+    // Loaded when needed: after tracing has started, whose pg instrumentation patches pg as it loads.
+    const { PostgresPlantStore } = await import("./postgres/postgres-plant-store.js");
     return PostgresPlantStore.open({
       connectionString: databaseUrl,
       poolSize: config.PG_POOL_SIZE,
@@ -24,6 +25,11 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
   }
   const filename = databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
   return SqlitePlantStore.open(filename, { logger });
+}
+
+/** Which database DATABASE_URL names, as OpenTelemetry's db.system calls it. */
+export function databaseSystem(databaseUrl: string): "postgresql" | "sqlite" {
+  return isPostgresUrl(databaseUrl) ? "postgresql" : "sqlite";
 }
 
 /** DATABASE_URL as it may be logged: a password in a postgres:// URL is replaced. */

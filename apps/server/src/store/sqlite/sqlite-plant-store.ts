@@ -54,8 +54,8 @@ export class SqlitePlantStore implements PlantStore {
     return new SqlitePlantStore(await SqliteWriter.start({ filename, busyTimeoutMs, logger: options.logger }));
   }
 
-  create(plant: NewPlant): Promise<CreateOutcome> {
-    return this.queue.add(plant);
+  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
+    return this.queue.add(plant, onBatched);
   }
 
   private async writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {

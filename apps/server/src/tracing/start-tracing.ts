@@ -1,0 +1,78 @@
+import { diag, type MeterProvider, trace } from "@opentelemetry/api";
+import { registerInstrumentations } from "@opentelemetry/instrumentation";
+import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, type BufferConfig, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import type { Registry } from "prom-client";
+import type { TracesExport } from "../config.js";
+import { endBodyValidationOnEntry, traceBodyValidation } from "./body-validation-span.js";
+import { traceLogFields } from "./log-fields.js";
+import { requestSpan } from "./request-span.js";
+import { logSdkDiagnostics } from "./sdk-diagnostics.js";
+import { spanProcessorMetrics } from "./span-processor-metrics.js";
+import { traceStore } from "./store-span.js";
+import { traceTokenVerification } from "./token-verification-span.js";
+import type { Tracing } from "./tracing.js";
+
+/** The OTLP/HTTP exporter for the configured encoding; it reads OTEL_EXPORTER_OTLP_* (endpoint, headers…) itself. */
+async function createExporter(protocol: TracesExport["protocol"]): Promise<SpanExporter> {
+  const { OTLPTraceExporter } =
+    protocol === "http/json"
+      ? await import("@opentelemetry/exporter-trace-otlp-http")
+      : await import("@opentelemetry/exporter-trace-otlp-proto");
+  return new OTLPTraceExporter();
+}
+
+/**
+ * Starts the OpenTelemetry SDK: spans are batched (OTEL_BSP_*: a bounded queue that drops, and counts, what a
+ * down or slow collector cannot take) and exported over OTLP/HTTP; the sampler, limits and resource come from
+ * the standard variables, with service.name "plant-store" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES
+ * says otherwise. PostgreSQL queries get client spans from pg's instrumentation.
+ */
+export async function startTracing(traces: TracesExport, registry: Registry): Promise<Tracing> {
+  // The processor passes its options on to @opentelemetry/sdk-trace's, which takes the MeterProvider for its
+  // own metrics (test/tracing.test.ts fails if dropped spans stop being counted).
+  const processorOptions: BufferConfig & { selfObsMeterProvider: MeterProvider } = {
+    selfObsMeterProvider: spanProcessorMetrics(registry),
+  };
+  const provider = new NodeTracerProvider({
+    resource: defaultResource()
+      .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: "plant-store" }))
+      .merge(detectResources({ detectors: [envDetector] })),
+    spanProcessors: [new BatchSpanProcessor(await createExporter(traces.protocol), processorOptions)],
+  });
+  // The global tracer provider, AsyncLocalStorage context and W3C trace-context propagation.
+  provider.register();
+  // requireParentSpan: the pool's and migrations' queries outside any request make no traces of their own.
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true })] });
+  const tracer = trace.getTracer("@plant-store/server");
+
+  return {
+    requestSpan: requestSpan(tracer),
+    traceTokenVerification: (cache) => traceTokenVerification(tracer, cache),
+    traceBodyValidation: (readBody) => traceBodyValidation(tracer, readBody),
+    endBodyValidationOnEntry,
+    traceStore: (store, system) => traceStore(tracer, store, system),
+    logFields: traceLogFields,
+    logTo: logSdkDiagnostics,
+    // Never rejects: spans a collector did not take are worth a warning, not a failed shutdown.
+    async shutdown(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<"gave up">((resolve) => {
+        timer = setTimeout(() => resolve("gave up"), timeoutMs);
+      });
+      const exported = provider.shutdown().then(
+        () => "exported" as const,
+        (error: unknown) => {
+          diag.warn("spans queued at shutdown could not be exported", error);
+          return "failed" as const;
+        },
+      );
+      const outcome = await Promise.race([exported, gaveUp]);
+      clearTimeout(timer);
+      if (outcome === "gave up") diag.warn(`spans queued at shutdown were not exported within ${timeoutMs} ms`);
+    },
+  };
+}

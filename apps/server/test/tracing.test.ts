@@ -1,0 +1,283 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { mintToken } from "../src/auth/mint-token.js";
+import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "./support/otlp-receiver.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+
+const SECRET = "tracing-test-secret-of-at-least-32-chars";
+const TOKEN = mintToken({ secret: SECRET });
+const SERVER = 2;
+const INTERNAL = 1;
+const CLIENT = 3;
+const ERROR = 2;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function receiver(options: { answer?: boolean } = {}): Promise<OtlpReceiver> {
+  const started = await startOtlpReceiver(options);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+async function server(env: Record<string, string>): Promise<ServerProcess> {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-tracing-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const started = await startServerProcess({ DATABASE_URL: join(dir, "plants.db"), JWT_SECRET: SECRET, ...env });
+  cleanups.push(async () => {
+    started.child.kill("SIGKILL");
+    await started.exited;
+  });
+  return started;
+}
+
+/** A W3C traceparent for a new trace, as a calling service would send it. */
+function callerContext() {
+  const traceId = randomBytes(16).toString("hex");
+  const spanId = randomBytes(8).toString("hex");
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+let nextId = 1;
+
+function createPlant(baseUrl: string, options: { token?: string; body?: string; traceparent?: string } = {}) {
+  return fetch(`${baseUrl}/plants`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${options.token ?? TOKEN}`,
+      "content-type": "application/json",
+      ...(options.traceparent && { traceparent: options.traceparent }),
+    },
+    body: options.body ?? JSON.stringify({ id: nextId++, name: "Monstera", tag: "tropical" }),
+  });
+}
+
+const inTrace = (spans: ReceivedSpan[], traceId: string) => spans.filter((span) => span.traceId === traceId);
+const named = (spans: ReceivedSpan[], name: string) => {
+  const found = spans.find((span) => span.name === name);
+  if (found === undefined) throw new Error(`no span named ${name} in ${spans.map((span) => span.name).join(", ")}`);
+  return found;
+};
+/** The trace a request's answer belongs to, found by the request id its log line and its response share. */
+const traceOfResponse = (server: ServerProcess, requestId: string | null) => {
+  const line = server
+    .stdout()
+    .split("\n")
+    .filter((text) => text.includes(`"id":"${requestId}"`))
+    .map((text) => JSON.parse(text) as { trace_id: string; span_id: string; msg: string })
+    .find((entry) => entry.msg === "request completed");
+  if (line === undefined) throw new Error(`no log line for request ${requestId}:\n${server.stdout()}`);
+  return line;
+};
+
+describe.each(["http/protobuf", "http/json"])("traces exported over OTLP %s", (protocol) => {
+  it("POST /plants continues the caller's traceparent: request, token, body and store spans, linked and described", async () => {
+    const collector = await receiver();
+    const plantStore = await server({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_SERVICE_NAME: "plant-store-under-test",
+      OTEL_BSP_SCHEDULE_DELAY: "20",
+    });
+    const caller = callerContext();
+
+    const response = await createPlant(plantStore.baseUrl, { traceparent: caller.traceparent });
+    expect(response.status).toBe(200);
+    const spans = inTrace(await collector.waitFor((all) => inTrace(all, caller.traceId).length >= 4), caller.traceId);
+
+    expect(collector.contentTypes[0]).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+    const request = named(spans, "POST /plants");
+    expect(request).toMatchObject({ kind: SERVER, parentSpanId: caller.spanId, statusCode: 0 });
+    expect(request.attributes).toMatchObject({
+      "http.request.method": "POST",
+      "http.route": "/plants",
+      "http.response.status_code": 200,
+      "url.path": "/plants",
+      "url.scheme": "http",
+      "server.address": "127.0.0.1",
+    });
+    expect(request.attributes).not.toHaveProperty("error.type");
+    expect(request.resource).toMatchObject({ "service.name": "plant-store-under-test" });
+
+    expect(named(spans, "verify token")).toMatchObject({
+      kind: INTERNAL,
+      parentSpanId: request.spanId,
+      attributes: { "plant_store.token_cache.hit": false },
+    });
+    expect(named(spans, "validate body")).toMatchObject({ kind: INTERNAL, parentSpanId: request.spanId, statusCode: 0 });
+    expect(named(spans, "PlantStore.create")).toMatchObject({
+      kind: INTERNAL,
+      parentSpanId: request.spanId,
+      attributes: {
+        "db.system": "sqlite",
+        "db.system.name": "sqlite",
+        "db.operation.batch.size": 1,
+        "plant_store.create.outcome": "created",
+      },
+    });
+
+    // The access log line of the request carries its trace and the request span.
+    await plantStore.waitForStdout(/"msg":"request completed"/);
+    expect(traceOfResponse(plantStore, response.headers.get("x-request-id"))).toMatchObject({
+      trace_id: caller.traceId,
+      span_id: request.spanId,
+    });
+  });
+});
+
+describe("traced requests", () => {
+  it("a request without traceparent starts a trace; a token seen before is a cache hit; failures carry error.type", async () => {
+    const collector = await receiver();
+    const plantStore = await server({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: "20" });
+    const traceOf = async (response: Response, spanCount: number) => {
+      const requestId = response.headers.get("x-request-id");
+      await plantStore.waitForStdout(new RegExp(`"id":"${requestId}".*"msg":"request completed"`));
+      const { trace_id } = traceOfResponse(plantStore, requestId);
+      return inTrace(await collector.waitFor((all) => inTrace(all, trace_id).length >= spanCount), trace_id);
+    };
+
+    expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
+    const second = await createPlant(plantStore.baseUrl);
+    expect(second.status).toBe(200);
+    const secondTrace = await traceOf(second, 4);
+    expect(named(secondTrace, "POST /plants").parentSpanId).toBe("");
+    expect(named(secondTrace, "verify token").attributes).toMatchObject({ "plant_store.token_cache.hit": true });
+
+    const notAPlant = await createPlant(plantStore.baseUrl, { body: '{"id": "seven", "name": "Fern"}' });
+    expect(notAPlant.status).toBe(400);
+    const notAPlantTrace = await traceOf(notAPlant, 3);
+    expect(named(notAPlantTrace, "validate body")).toMatchObject({ statusCode: ERROR, attributes: { "error.type": "400" } });
+    // For a server a 4xx is the client's doing, not a failure of the request span.
+    expect(named(notAPlantTrace, "POST /plants")).toMatchObject({ statusCode: 0, attributes: { "http.response.status_code": 400 } });
+    expect(notAPlantTrace.map((span) => span.name)).not.toContain("PlantStore.create");
+
+    const malformed = await createPlant(plantStore.baseUrl, { body: '{"id": 1,' });
+    expect(malformed.status).toBe(400);
+    expect(named(await traceOf(malformed, 3), "validate body").attributes).toMatchObject({ "error.type": "MalformedJson" });
+
+    const forged = await createPlant(plantStore.baseUrl, { token: mintToken({ secret: "another-secret-of-at-least-32-characters" }) });
+    expect(forged.status).toBe(401);
+    expect(named(await traceOf(forged, 2), "verify token")).toMatchObject({
+      statusCode: ERROR,
+      attributes: { "error.type": "InvalidTokenError", "plant_store.token_cache.hit": false },
+    });
+  });
+
+  it("spans still queued at shutdown are exported before the process exits; a 5xx request span carries error.type", async () => {
+    const collector = await receiver();
+    // The batch would wait a minute: only the shutdown's flush can send it.
+    const plantStore = await server({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: "60000",
+      SHUTDOWN_DELAY_MS: "1000",
+    });
+    expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
+    plantStore.child.kill("SIGTERM");
+    await plantStore.waitForStdout(/readiness is now 503/);
+    const readiness = await fetch(`${plantStore.baseUrl}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(collector.spans).toEqual([]);
+
+    expect(await plantStore.exited).toBe(0);
+    expect(collector.spans.map((span) => span.name)).toEqual(
+      expect.arrayContaining(["POST /plants", "verify token", "validate body", "PlantStore.create", "GET /readyz"]),
+    );
+    expect(named(collector.spans, "GET /readyz")).toMatchObject({
+      statusCode: ERROR,
+      attributes: { "http.response.status_code": 503, "error.type": "503", "http.route": "/readyz" },
+    });
+  });
+});
+
+describe("without an OTLP endpoint", () => {
+  // NODE_DEBUG=esm,module makes Node's loaders print every module they load; the traced run is the control
+  // that shows the listing names the SDK's packages when they are loaded.
+  it("the server loads none of the OpenTelemetry SDK, ignores traceparent and logs no trace ids", async () => {
+    const collector = await receiver();
+    const traced = await server({ NODE_DEBUG: "esm,module", OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+    expect((await createPlant(traced.baseUrl)).status).toBe(200);
+    expect(traced.stderr()).toContain("@opentelemetry/sdk-trace-node");
+
+    const untraced = await server({ NODE_DEBUG: "esm,module" });
+    const response = await createPlant(untraced.baseUrl, { traceparent: callerContext().traceparent });
+    expect(response.status).toBe(200);
+    await untraced.waitForStdout(/"msg":"request completed"/);
+    expect(untraced.stderr()).toContain("dist/main.js");
+    // Any @opentelemetry package but the API, which prom-client loads for its exemplars whatever we do.
+    expect(untraced.stderr()).not.toMatch(/@opentelemetry[+/](?!api(?![\w-]))/);
+    expect(untraced.stdout()).not.toContain("trace_id");
+    expect(await (await fetch(`${untraced.baseUrl}/metrics`)).text()).not.toContain("otel_sdk");
+  });
+});
+
+/** A loopback port nothing listens on: a collector that is down. */
+async function closedPort(): Promise<number> {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => probe.once("listening", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe("a collector that is down or hangs", () => {
+  it.each([
+    ["down (connection refused)", async () => `http://127.0.0.1:${await closedPort()}`],
+    ["hanging (never answers)", async () => (await receiver({ answer: false })).endpoint],
+  ])("%s: every request is answered as usual, dropped spans are counted, shutdown keeps its timeout", async (_, endpoint) => {
+    const plantStore = await server({
+      OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
+      // A queue of 8 spans, sent as soon as 4 are waiting: the first export is still failing when the queue fills.
+      OTEL_BSP_MAX_QUEUE_SIZE: "8",
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4",
+      OTEL_BSP_SCHEDULE_DELAY: "20",
+      SHUTDOWN_TIMEOUT_MS: "1500",
+    });
+    const started = performance.now();
+    for (let round = 0; round < 25; round++) expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
+    // 25 creates take well under a second here; a request waiting on the collector would take 10 s (its timeout).
+    expect(performance.now() - started).toBeLessThan(8_000);
+
+    const metrics = await (await fetch(`${plantStore.baseUrl}/metrics`)).text();
+    const dropped = /otel_sdk_processor_span_processed_total\{error_type="queue_full"\} (\d+)/.exec(metrics);
+    expect(Number(dropped?.[1])).toBeGreaterThan(0);
+
+    const signalled = performance.now();
+    plantStore.child.kill("SIGTERM");
+    expect(await plantStore.exited).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(1_500 + 2_000);
+  });
+});
+
+describePostgres("traces with PostgreSQL", () => {
+  let database: TestDatabase;
+
+  it("the store span says postgresql, and pg's client spans of its batch are its children", async () => {
+    database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const collector = await receiver();
+    const plantStore = await server({
+      DATABASE_URL: database.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: "20",
+    });
+    const caller = callerContext();
+    expect((await createPlant(plantStore.baseUrl, { traceparent: caller.traceparent })).status).toBe(200);
+
+    const spans = inTrace(
+      await collector.waitFor((all) => inTrace(all, caller.traceId).some((span) => span.name.startsWith("pg.query"))),
+      caller.traceId,
+    );
+    const store = named(spans, "PlantStore.create");
+    expect(store.attributes).toMatchObject({ "db.system": "postgresql", "db.system.name": "postgresql", "db.operation.batch.size": 1 });
+    const insert = spans.find((span) => span.name.startsWith("pg.query:INSERT"));
+    expect(insert).toMatchObject({ kind: CLIENT, parentSpanId: store.spanId, attributes: { "db.system.name": "postgresql" } });
+  });
+});
