@@ -27,6 +27,17 @@ const algorithmList = z.string().transform((value, ctx) => {
   return names as SupportedAlgorithm[];
 });
 
+/**
+ * How long the listener stays open after SIGTERM. Kubernetes takes a terminating pod out of its Service's
+ * endpoints while it sends SIGTERM, and kube-proxy, ingress controllers and cloud load balancers take a
+ * few seconds to stop opening connections to it: in production the server keeps accepting for 5 s, so
+ * those connections are answered rather than refused. Elsewhere nothing routes to the process and Ctrl-C
+ * should not wait.
+ */
+function defaultShutdownDelayMs(nodeEnv: "development" | "production" | "test"): number {
+  return nodeEnv === "production" ? 5_000 : 0;
+}
+
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
@@ -67,7 +78,8 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
   PG_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
   PG_CONNECT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2_000)),
-  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
+  // Unset: see defaultShutdownDelayMs.
+  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).optional()),
   CORS_ORIGINS: z.preprocess(emptyAsUndefined, z.string().default("").transform(parseOrigins)),
   TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
   METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
@@ -77,7 +89,7 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
-});
+}).transform((env) => ({ ...env, SHUTDOWN_DELAY_MS: env.SHUTDOWN_DELAY_MS ?? defaultShutdownDelayMs(env.NODE_ENV) }));
 
 export type Config = z.infer<typeof EnvSchema>;
 

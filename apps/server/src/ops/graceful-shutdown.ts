@@ -3,6 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
 import type { Lifecycle } from "./lifecycle.js";
+import { stopAccepting } from "./stop-accepting.js";
 
 export interface ShutdownDeps {
   /** The API server: drained. */
@@ -38,15 +39,12 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
   if (deps.delayMs > 0) await delay(deps.delayMs);
 
   logger.info("shutting down: no longer accepting connections, finishing requests in flight");
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // close() only ends connections idle right now; keep reaping those that go idle after their last response.
-  const reapIdle = setInterval(() => server.closeIdleConnections(), 100);
+  const drained = stopAccepting(server);
   const deadline = setTimeout(() => {
-    logger.warn("shutdown timeout reached: closing connections with requests still in flight");
+    logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
     server.closeAllConnections();
   }, deps.timeoutMs);
-  await closed;
-  clearInterval(reapIdle);
+  await drained;
   clearTimeout(deadline);
 
   await Promise.all(

@@ -1,0 +1,193 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { mintToken } from "../src/auth/mint-token.js";
+import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+
+const SECRET = "drain-test-secret-of-at-least-32-characters";
+const HEADERS = { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" };
+/** Keep-alive connections each round's client keeps busy. */
+const CONNECTIONS = 4;
+/** Answers each client must have had before the signal, so every connection is open and reused. */
+const WARM_UP_ANSWERS = 5;
+const SHUTDOWN_TIMEOUT_MS = 3_000;
+const REPORT_ACCEPTED_CONNECTIONS = new URL("./support/report-accepted-connections.mjs", import.meta.url).href;
+
+const dirs: string[] = [];
+const running: ServerProcess[] = [];
+const agents: Agent[] = [];
+
+afterEach(async () => {
+  for (const agent of agents.splice(0)) agent.destroy();
+  for (const server of running.splice(0)) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-drain-"));
+  dirs.push(dir);
+  const databaseFile = join(dir, "plants.db");
+  const server = await startServerProcess({
+    DATABASE_URL: databaseFile,
+    JWT_SECRET: SECRET,
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    NODE_OPTIONS: `--import ${REPORT_ACCEPTED_CONNECTIONS}`,
+    ...env,
+  });
+  running.push(server);
+  let nextId = 1;
+  const post = (agent: Agent) => {
+    const id = nextId++;
+    return postThrough(agent, `${server.baseUrl}/plants`, HEADERS, id, JSON.stringify({ id, name: `Drained ${id}` }));
+  };
+  const storedIds = () => {
+    const db = new Database(databaseFile, { readonly: true });
+    try {
+      return new Set(db.prepare("SELECT id FROM plants").pluck().all() as number[]);
+    } finally {
+      db.close();
+    }
+  };
+  return { server, post, storedIds };
+}
+
+function keepAliveAgent(maxSockets: number): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  agents.push(agent);
+  return agent;
+}
+
+/** The epoch-ms time of the server's first log line whose message matches. */
+function loggedAt(server: ServerProcess, message: RegExp): number {
+  for (const line of server.stdout().split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const entry = JSON.parse(line) as { msg?: string; time?: number };
+    if (entry.msg !== undefined && message.test(entry.msg) && entry.time !== undefined) return entry.time;
+  }
+  throw new Error(`the server never logged ${message}:\n${server.stdout()}`);
+}
+
+/** How a round's requests ended. `queuedAtClose` were reset on connections the server never accepted. */
+interface Tally {
+  ok: number;
+  shuttingDown: number;
+  refused: number;
+  queuedAtClose: number;
+  broken: number;
+}
+
+/** The client ports of the connections the server accepted (see report-accepted-connections.mjs). */
+function acceptedPorts(server: ServerProcess): Set<number> {
+  return new Set([...server.stderr().matchAll(/accepted connection from port (\d+)/g)].map((match) => Number(match[1])));
+}
+
+/**
+ * One round: CONNECTIONS clients post back to back over keep-alive connections, and one more connection
+ * sits idle after a first request; at SIGTERM that idle connection sends its next POST at once, and the
+ * busy clients keep posting (reconnecting after each `Connection: close`) until the server refuses them.
+ */
+async function drainRound(delayMs: number): Promise<Tally> {
+  const { server, post, storedIds } = await start({ SHUTDOWN_DELAY_MS: String(delayMs) });
+  const busy = keepAliveAgent(CONNECTIONS);
+  const idle = keepAliveAgent(1);
+  const idleBefore = await post(idle);
+
+  const records: PostRecord[] = [];
+  let warm: () => void = () => undefined;
+  const warmedUp = new Promise<void>((resolve) => {
+    warm = resolve;
+  });
+  let warmClients = 0;
+  const clients = Array.from({ length: CONNECTIONS }, async () => {
+    for (let answers = 1; ; answers++) {
+      const record = await post(busy);
+      records.push(record);
+      if (record.outcome.kind !== "answered") return;
+      if (answers === WARM_UP_ANSWERS && ++warmClients === CONNECTIONS) warm();
+    }
+  });
+  await warmedUp;
+
+  server.child.kill("SIGTERM");
+  const idleAtSignal = await post(idle);
+  await Promise.all(clients);
+  records.push(idleBefore, idleAtSignal);
+  expect(await server.exited).toBe(0);
+
+  expect(idleBefore.outcome).toMatchObject({ kind: "answered", status: 200 });
+  expect(idleAtSignal.reusedConnection).toBe(true);
+  const shutdownBegan = loggedAt(server, /readiness is now 503/);
+  const deadline = loggedAt(server, /no longer accepting connections/) + SHUTDOWN_TIMEOUT_MS;
+  const accepted = acceptedPorts(server);
+  const failed = records.filter((r) => r.outcome.kind === "broken");
+  const queuedAtClose = failed.filter((r) => r.clientPort !== undefined && !accepted.has(r.clientPort));
+  const brokenBeforeDeadline = failed.filter((r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline);
+  expect(brokenBeforeDeadline).toEqual([]);
+  for (const record of records) {
+    if (record.outcome.kind !== "answered") continue;
+    expect([200, 503]).toContain(record.outcome.status);
+    if (record.outcome.status === 503) expect(JSON.parse(record.outcome.body)).toMatchObject({ error: 50302 });
+    // Sent once shutdown had begun: the answer tells the client to close the connection.
+    if (record.writtenAt !== undefined && record.writtenAt > shutdownBegan) expect(record.outcome.connection).toBe("close");
+  }
+
+  const stored = storedIds();
+  const acknowledged = records.filter((r) => r.outcome.kind === "answered" && r.outcome.status === 200).map((r) => r.id);
+  expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+  const count = (match: (record: PostRecord) => boolean) => records.filter(match).length;
+  return {
+    ok: acknowledged.length,
+    shuttingDown: count((r) => r.outcome.kind === "answered" && r.outcome.status === 503),
+    refused: count((r) => r.outcome.kind === "refused"),
+    queuedAtClose: queuedAtClose.length,
+    broken: failed.length - queuedAtClose.length,
+  };
+}
+
+describe("draining keep-alive connections on SIGTERM (the built server)", () => {
+  it("answers a POST sent on a connection idle since before SIGTERM, after the listener closed, with 200 and Connection: close", {
+    timeout: 30_000,
+  }, async () => {
+    const { server, post, storedIds } = await start({ SHUTDOWN_DELAY_MS: "0" });
+    const idle = keepAliveAgent(1);
+    expect((await post(idle)).outcome).toMatchObject({ kind: "answered", status: 200 });
+
+    server.child.kill("SIGTERM");
+    await server.waitForStdout(/no longer accepting connections/);
+    const late = await post(idle);
+
+    expect(late.reusedConnection).toBe(true);
+    expect(late.outcome).toMatchObject({ kind: "answered", status: 200, connection: "close" });
+    expect(await server.exited).toBe(0);
+    expect([...storedIds()].sort()).toEqual([1, 2]);
+  });
+
+  it.each([0, 250])(
+    "SHUTDOWN_DELAY_MS=%i, 10 rounds of keep-alive clients posting through SIGTERM: every request written before the deadline is answered, none is reset, every 200 is stored",
+    { timeout: 180_000 },
+    async (delayMs) => {
+      const rounds: Tally[] = [];
+      for (let round = 0; round < 10; round++) {
+        const t0 = Date.now();
+        rounds.push(await drainRound(delayMs));
+        console.log(round, Date.now() - t0, JSON.stringify(rounds.at(-1)));
+      }
+      const total = rounds.reduce((sum, t) => ({
+        ok: sum.ok + t.ok,
+        shuttingDown: sum.shuttingDown + t.shuttingDown,
+        refused: sum.refused + t.refused,
+        queuedAtClose: sum.queuedAtClose + t.queuedAtClose,
+        broken: sum.broken + t.broken,
+      }));
+      console.log(`drain rounds, SHUTDOWN_DELAY_MS=${delayMs}: ${JSON.stringify({ rounds: rounds.length, ...total })}`);
+      expect(total.broken).toBe(0);
+    },
+  );
+});
