@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ErrorCode } from "@plant-store/contract";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { mintToken } from "../src/auth/mint-token.js";
@@ -74,13 +75,17 @@ function loggedAt(server: ServerProcess, message: RegExp): number {
   throw new Error(`the server never logged ${message}:\n${server.stdout()}`);
 }
 
-/** How a round's requests ended. `queuedAtClose` were reset on connections the server never accepted. */
+/** How a round's requests ended, by kind of answer or failure. */
 interface Tally {
   ok: number;
   shuttingDown: number;
   refused: number;
+  /** Reset on a connection still queued on the listening socket when it closed (never accepted). */
   queuedAtClose: number;
-  broken: number;
+  /** Reset or closed without an answer on an accepted connection, written before the deadline: never allowed. */
+  brokenBeforeDeadline: number;
+  /** The same, written after the deadline, when the server closes what is left. */
+  brokenAfterDeadline: number;
 }
 
 /** The client ports of the connections the server accepted (see report-accepted-connections.mjs). */
@@ -124,16 +129,22 @@ async function drainRound(delayMs: number): Promise<Tally> {
   expect(idleBefore.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtSignal.reusedConnection).toBe(true);
   const shutdownBegan = loggedAt(server, /readiness is now 503/);
-  const deadline = loggedAt(server, /no longer accepting connections/) + SHUTDOWN_TIMEOUT_MS;
+  const stoppedAccepting = loggedAt(server, /no longer accepting connections/);
+  const deadline = stoppedAccepting + SHUTDOWN_TIMEOUT_MS;
+  // A connection the kernel had set up but the server not yet accepted is reset when the listening socket
+  // closes (TCP offers no way to close a listener gently): like a refused one, the server never had it.
   const accepted = acceptedPorts(server);
   const failed = records.filter((r) => r.outcome.kind === "broken");
-  const queuedAtClose = failed.filter((r) => r.clientPort !== undefined && !accepted.has(r.clientPort));
+  const queuedAtClose = failed.filter(
+    (r) => r.clientPort !== undefined && !accepted.has(r.clientPort) && r.endedAt >= stoppedAccepting,
+  );
   const brokenBeforeDeadline = failed.filter((r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline);
   expect(brokenBeforeDeadline).toEqual([]);
+  expect(idleAtSignal.outcome).toMatchObject({ kind: "answered", status: 200 });
   for (const record of records) {
     if (record.outcome.kind !== "answered") continue;
     expect([200, 503]).toContain(record.outcome.status);
-    if (record.outcome.status === 503) expect(JSON.parse(record.outcome.body)).toMatchObject({ error: 50302 });
+    if (record.outcome.status === 503) expect(JSON.parse(record.outcome.body)).toMatchObject({ error: ErrorCode.ShuttingDown });
     // Sent once shutdown had begun: the answer tells the client to close the connection.
     if (record.writtenAt !== undefined && record.writtenAt > shutdownBegan) expect(record.outcome.connection).toBe("close");
   }
@@ -147,7 +158,8 @@ async function drainRound(delayMs: number): Promise<Tally> {
     shuttingDown: count((r) => r.outcome.kind === "answered" && r.outcome.status === 503),
     refused: count((r) => r.outcome.kind === "refused"),
     queuedAtClose: queuedAtClose.length,
-    broken: failed.length - queuedAtClose.length,
+    brokenBeforeDeadline: brokenBeforeDeadline.length,
+    brokenAfterDeadline: failed.length - queuedAtClose.length - brokenBeforeDeadline.length,
   };
 }
 
@@ -174,20 +186,17 @@ describe("draining keep-alive connections on SIGTERM (the built server)", () => 
     { timeout: 180_000 },
     async (delayMs) => {
       const rounds: Tally[] = [];
-      for (let round = 0; round < 10; round++) {
-        const t0 = Date.now();
-        rounds.push(await drainRound(delayMs));
-        console.log(round, Date.now() - t0, JSON.stringify(rounds.at(-1)));
-      }
+      for (let round = 0; round < 10; round++) rounds.push(await drainRound(delayMs));
       const total = rounds.reduce((sum, t) => ({
         ok: sum.ok + t.ok,
         shuttingDown: sum.shuttingDown + t.shuttingDown,
         refused: sum.refused + t.refused,
         queuedAtClose: sum.queuedAtClose + t.queuedAtClose,
-        broken: sum.broken + t.broken,
+        brokenBeforeDeadline: sum.brokenBeforeDeadline + t.brokenBeforeDeadline,
+        brokenAfterDeadline: sum.brokenAfterDeadline + t.brokenAfterDeadline,
       }));
+      // The figures behind the assertions each round made (docs/graceful-shutdown.md quotes them).
       console.log(`drain rounds, SHUTDOWN_DELAY_MS=${delayMs}: ${JSON.stringify({ rounds: rounds.length, ...total })}`);
-      expect(total.broken).toBe(0);
     },
   );
 });

@@ -15,14 +15,16 @@ export interface ShutdownDeps {
   logger: Logger;
   /** How long to keep accepting requests after the signal while GET /readyz answers 503. */
   delayMs: number;
-  /** How long requests in flight may take once the server stops accepting, before they are cut off. */
+  /** How long open connections may stay once the server stops accepting, before they are closed. */
   timeoutMs: number;
 }
 
 /**
- * The shutdown sequence, run once however many signals arrive: mark not-ready, optionally keep serving
- * for delayMs so load balancers notice, stop accepting, let requests in flight finish (bounded by
- * timeoutMs), then close the store. Resolves when everything is closed; the caller exits.
+ * The shutdown sequence, run once however many signals arrive: mark not-ready (answers now close their
+ * connection), keep serving for delayMs so load balancers notice, stop accepting, wait for every open
+ * connection to close after its last answer or by its keep-alive timeout (at most timeoutMs, then close
+ * what is left), then close the store. Resolves when everything is closed; the caller exits.
+ * See docs/graceful-shutdown.md.
  */
 export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promise<void> {
   let running: Promise<void> | undefined;
@@ -38,7 +40,7 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
   logger.info({ signal, delayMs: deps.delayMs, timeoutMs: deps.timeoutMs }, "shutting down: readiness is now 503");
   if (deps.delayMs > 0) await delay(deps.delayMs);
 
-  logger.info("shutting down: no longer accepting connections, finishing requests in flight");
+  logger.info("shutting down: no longer accepting connections; open ones close after their next answer or when idle");
   const drained = stopAccepting(server);
   const deadline = setTimeout(() => {
     logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");

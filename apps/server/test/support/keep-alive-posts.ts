@@ -18,6 +18,8 @@ export interface PostRecord {
   reusedConnection: boolean;
   /** The connection's local port once connected, which the server sees as the remote port. */
   clientPort: number | undefined;
+  /** When the answer or the failure arrived (epoch ms). */
+  endedAt: number;
   outcome: PostOutcome;
 }
 
@@ -35,7 +37,7 @@ export function postThrough(
   return new Promise((resolve) => {
     const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } });
     const settle = (outcome: PostOutcome) =>
-      resolve({ id, startedAt, writtenAt, reusedConnection: req.reusedSocket, clientPort, outcome });
+      resolve({ id, startedAt, writtenAt, reusedConnection: req.reusedSocket, clientPort, endedAt: Date.now(), outcome });
     req.once("finish", () => {
       writtenAt = Date.now();
     });
