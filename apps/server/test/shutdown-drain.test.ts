@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
@@ -46,7 +47,8 @@ async function start(env: Record<string, string>) {
   let nextId = 1;
   const post = (agent: Agent) => {
     const id = nextId++;
-    return postThrough(agent, `${server.baseUrl}/plants`, HEADERS, id, JSON.stringify({ id, name: `Drained ${id}` }));
+    const headers = { ...HEADERS, "x-request-id": `drain-${id}` };
+    return postThrough(agent, `${server.baseUrl}/plants`, headers, id, JSON.stringify({ id, name: `Drained ${id}` }));
   };
   const storedIds = () => {
     const db = new Database(databaseFile, { readonly: true });
@@ -65,14 +67,30 @@ function keepAliveAgent(maxSockets: number): Agent {
   return agent;
 }
 
+interface LogEntry {
+  msg?: string;
+  time?: number;
+  req?: { id?: string };
+}
+
+function logEntries(server: ServerProcess): LogEntry[] {
+  return server
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogEntry);
+}
+
 /** The epoch-ms time of the server's first log line whose message matches. */
 function loggedAt(server: ServerProcess, message: RegExp): number {
-  for (const line of server.stdout().split("\n")) {
-    if (!line.startsWith("{")) continue;
-    const entry = JSON.parse(line) as { msg?: string; time?: number };
-    if (entry.msg !== undefined && message.test(entry.msg) && entry.time !== undefined) return entry.time;
-  }
-  throw new Error(`the server never logged ${message}:\n${server.stdout()}`);
+  const entry = logEntries(server).find((e) => e.msg !== undefined && message.test(e.msg));
+  if (entry?.time === undefined) throw new Error(`the server never logged ${message}:\n${server.stdout()}`);
+  return entry.time;
+}
+
+/** The ids (X-Request-Id) of the requests the server logged with this message. */
+function requestsLogged(server: ServerProcess, message: string): Set<string> {
+  return new Set(logEntries(server).flatMap((e) => (e.msg === message && e.req?.id ? [e.req.id] : [])));
 }
 
 /** How a round's requests ended, by kind of answer or failure. */
@@ -82,15 +100,22 @@ interface Tally {
   refused: number;
   /** Reset on a connection still queued on the listening socket when it closed (never accepted). */
   queuedAtClose: number;
-  /** Reset or closed without an answer on an accepted connection, written before the deadline: never allowed. */
+  /** Reset or left unanswered on an accepted connection, written before the deadline: never allowed. */
   brokenBeforeDeadline: number;
   /** The same, written after the deadline, when the server closes what is left. */
   brokenAfterDeadline: number;
 }
 
+/** Resolves once all the process printed has been read: its 'exit' can come before the last output. */
+async function allOutputRead(server: ServerProcess): Promise<void> {
+  const streams = [server.child.stdout, server.child.stderr];
+  await Promise.all(streams.map((stream) => (stream && !stream.closed ? once(stream, "close") : undefined)));
+}
+
 /** The client ports of the connections the server accepted (see report-accepted-connections.mjs). */
 function acceptedPorts(server: ServerProcess): Set<number> {
-  return new Set([...server.stderr().matchAll(/accepted connection from port (\d+)/g)].map((match) => Number(match[1])));
+  const reports = server.stderr().matchAll(/accepted connection from port (\d+)/g);
+  return new Set([...reports].map((match) => Number(match[1])));
 }
 
 /**
@@ -118,13 +143,18 @@ async function drainRound(delayMs: number): Promise<Tally> {
       if (answers === WARM_UP_ANSWERS && ++warmClients === CONNECTIONS) warm();
     }
   });
-  await warmedUp;
+  const clientsEnded = Promise.all(clients).then(() => {
+    throw new Error(`a client failed before the signal: ${JSON.stringify(records.at(-1))}`);
+  });
+  await Promise.race([warmedUp, clientsEnded]);
+  clientsEnded.catch(() => undefined);
 
   server.child.kill("SIGTERM");
   const idleAtSignal = await post(idle);
   await Promise.all(clients);
   records.push(idleBefore, idleAtSignal);
   expect(await server.exited).toBe(0);
+  await allOutputRead(server);
 
   expect(idleBefore.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtSignal.reusedConnection).toBe(true);
@@ -138,8 +168,14 @@ async function drainRound(delayMs: number): Promise<Tally> {
   const queuedAtClose = failed.filter(
     (r) => r.clientPort !== undefined && !accepted.has(r.clientPort) && r.endedAt >= stoppedAccepting,
   );
-  const brokenBeforeDeadline = failed.filter((r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline);
+  const brokenBeforeDeadline = failed.filter(
+    (r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline,
+  );
   expect(brokenBeforeDeadline).toEqual([]);
+  // The server's own account agrees: it cut off no request, and never saw those reset in its listen queue.
+  expect(requestsLogged(server, "request aborted")).toEqual(new Set());
+  const received = requestsLogged(server, "request completed");
+  expect(queuedAtClose.filter((r) => received.has(`drain-${r.id}`))).toEqual([]);
   expect(idleAtSignal.outcome).toMatchObject({ kind: "answered", status: 200 });
   for (const record of records) {
     if (record.outcome.kind !== "answered") continue;

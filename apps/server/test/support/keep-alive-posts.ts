@@ -35,9 +35,13 @@ export function postThrough(
   let writtenAt: number | undefined;
   let clientPort: number | undefined;
   return new Promise((resolve) => {
-    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } });
-    const settle = (outcome: PostOutcome) =>
-      resolve({ id, startedAt, writtenAt, reusedConnection: req.reusedSocket, clientPort, endedAt: Date.now(), outcome });
+    const length = Buffer.byteLength(body);
+    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": length } });
+    // The first of answer and failure counts; resolving again is a no-op.
+    const settle = (outcome: PostOutcome) => {
+      const reusedConnection = req.reusedSocket;
+      resolve({ id, startedAt, writtenAt, reusedConnection, clientPort, endedAt: Date.now(), outcome });
+    };
     req.once("finish", () => {
       writtenAt = Date.now();
     });
@@ -45,7 +49,7 @@ export function postThrough(
       if (socket.connecting) socket.once("connect", () => (clientPort = socket.localPort));
       else clientPort = socket.localPort;
     });
-    req.once("error", (error: NodeJS.ErrnoException) => {
+    req.on("error", (error: NodeJS.ErrnoException) => {
       settle(
         error.syscall === "connect"
           ? { kind: "refused", code: error.code }
@@ -61,7 +65,9 @@ export function postThrough(
       res.once("end", () =>
         settle({ kind: "answered", status: res.statusCode ?? 0, connection: res.headers.connection, body: text }),
       );
-      res.once("error", (error: NodeJS.ErrnoException) => settle({ kind: "broken", code: error.code, message: error.message }));
+      res.on("error", (error: NodeJS.ErrnoException) => {
+        settle({ kind: "broken", code: error.code, message: error.message });
+      });
     });
     req.end(body);
   });
