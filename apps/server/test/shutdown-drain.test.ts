@@ -119,15 +119,17 @@ function acceptedPorts(server: ServerProcess): Set<number> {
 }
 
 /**
- * One round: CONNECTIONS clients post back to back over keep-alive connections, and one more connection
- * sits idle after a first request; at SIGTERM that idle connection sends its next POST at once, and the
- * busy clients keep posting (reconnecting after each `Connection: close`) until the server refuses them.
+ * One round: CONNECTIONS clients post back to back over keep-alive connections, and two more connections
+ * sit idle after a first request: one sends its next POST at SIGTERM, the other once the server has logged
+ * that it stopped accepting. The busy clients keep posting (reconnecting after each `Connection: close`)
+ * until the server refuses them.
  */
 async function drainRound(delayMs: number): Promise<Tally> {
   const { server, post, storedIds } = await start({ SHUTDOWN_DELAY_MS: String(delayMs) });
   const busy = keepAliveAgent(CONNECTIONS);
   const idle = keepAliveAgent(1);
-  const idleBefore = await post(idle);
+  const idleUntilClose = keepAliveAgent(1);
+  const idleBefore = [await post(idle), await post(idleUntilClose)];
 
   const records: PostRecord[] = [];
   let warm: () => void = () => undefined;
@@ -151,13 +153,16 @@ async function drainRound(delayMs: number): Promise<Tally> {
 
   server.child.kill("SIGTERM");
   const idleAtSignal = await post(idle);
+  await server.waitForStdout(/no longer accepting connections/);
+  const idleAtClose = await post(idleUntilClose);
   await Promise.all(clients);
-  records.push(idleBefore, idleAtSignal);
+  records.push(...idleBefore, idleAtSignal, idleAtClose);
   expect(await server.exited).toBe(0);
   await allOutputRead(server);
 
-  expect(idleBefore.outcome).toMatchObject({ kind: "answered", status: 200 });
+  for (const first of idleBefore) expect(first.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtSignal.reusedConnection).toBe(true);
+  expect(idleAtClose.reusedConnection).toBe(true);
   const shutdownBegan = loggedAt(server, /readiness is now 503/);
   const stoppedAccepting = loggedAt(server, /no longer accepting connections/);
   const deadline = stoppedAccepting + SHUTDOWN_TIMEOUT_MS;
@@ -177,6 +182,7 @@ async function drainRound(delayMs: number): Promise<Tally> {
   const received = requestsLogged(server, "request completed");
   expect(queuedAtClose.filter((r) => received.has(`drain-${r.id}`))).toEqual([]);
   expect(idleAtSignal.outcome).toMatchObject({ kind: "answered", status: 200 });
+  expect(idleAtClose.outcome).toMatchObject({ kind: "answered", status: 200, connection: "close" });
   for (const record of records) {
     if (record.outcome.kind !== "answered") continue;
     expect([200, 503]).toContain(record.outcome.status);
