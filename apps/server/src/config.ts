@@ -89,9 +89,15 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
-}).transform((env) => ({ ...env, SHUTDOWN_DELAY_MS: env.SHUTDOWN_DELAY_MS ?? defaultShutdownDelayMs(env.NODE_ENV) }));
+});
 
-export type Config = z.infer<typeof EnvSchema>;
+/** The variables with the defaults that depend on others filled in. */
+const ConfigSchema = EnvSchema.transform((env) => ({
+  ...env,
+  SHUTDOWN_DELAY_MS: env.SHUTDOWN_DELAY_MS ?? defaultShutdownDelayMs(env.NODE_ENV),
+}));
+
+export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where token keys come from: exactly one of these, or none for a development run with a generated secret. */
 const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const;
@@ -103,7 +109,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the server's configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = EnvSchema.safeParse(env);
+  const result = ConfigSchema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);

@@ -40,7 +40,7 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
   logger.info({ signal, delayMs: deps.delayMs, timeoutMs: deps.timeoutMs }, "shutting down: readiness is now 503");
   if (deps.delayMs > 0) await delay(deps.delayMs);
 
-  logger.info("shutting down: no longer accepting connections; open ones close after their next answer or when idle");
+  logger.info("shutting down: no longer accepting connections; open ones close after their next answer or keep-alive timeout");
   const drained = stopAccepting(server);
   const deadline = setTimeout(() => {
     logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");

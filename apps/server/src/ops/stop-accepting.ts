@@ -8,7 +8,7 @@ import { Server as NetServer } from "node:net";
  * client may already have sent its next request on one: that request is lost to a reset. net's close(),
  * which http's close() was until then, only stops accepting. Each open connection is then closed by Node
  * after its next answer (every answer says `Connection: close` once shutdown has begun) or by its
- * keep-alive timeout, which the client was told in the `Keep-Alive` header and does not reuse it past.
+ * keep-alive timeout, announced to the client in the `Keep-Alive` header so it stops reusing it before then.
  * Node keeps sweeping headers/request timeouts meanwhile (the sweep timer is unref'd: it holds nothing open).
  */
 export function stopAccepting(server: Server): Promise<void> {
