@@ -27,17 +27,6 @@ const algorithmList = z.string().transform((value, ctx) => {
   return names as SupportedAlgorithm[];
 });
 
-/**
- * How long the listener stays open after SIGTERM. Kubernetes takes a terminating pod out of its Service's
- * endpoints while it sends SIGTERM, and kube-proxy, ingress controllers and cloud load balancers take a
- * few seconds to stop opening connections to it: in production the server keeps accepting for 5 s, so
- * those connections are answered rather than refused. Elsewhere nothing routes to the process and Ctrl-C
- * should not wait.
- */
-function defaultShutdownDelayMs(nodeEnv: "development" | "production" | "test"): number {
-  return nodeEnv === "production" ? 5_000 : 0;
-}
-
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
@@ -90,6 +79,17 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
 });
+
+/**
+ * How long the listener stays open after SIGTERM. Kubernetes takes a terminating pod out of its Service's
+ * endpoints while it sends SIGTERM, and kube-proxy, ingress controllers and cloud load balancers take a
+ * few seconds to stop opening connections to it: in production the server keeps accepting for 5 s, so
+ * those connections are answered rather than refused. Elsewhere nothing routes to the process and Ctrl-C
+ * should not wait.
+ */
+function defaultShutdownDelayMs(nodeEnv: "development" | "production" | "test"): number {
+  return nodeEnv === "production" ? 5_000 : 0;
+}
 
 /** The variables with the defaults that depend on others filled in. */
 const ConfigSchema = EnvSchema.transform((env) => ({
