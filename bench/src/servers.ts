@@ -76,6 +76,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         LOG_LEVEL: "info",
         DATABASE_URL: databaseFile,
         JWT_SECRET: options.secret,
+        // Production's 5 s delay lets load balancers notice a shutdown; nothing routes here, so stop at once.
+        SHUTDOWN_DELAY_MS: "0",
         ...options.env,
       },
       stdio: ["ignore", log, "pipe"],

@@ -80,7 +80,8 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
   PG_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
   PG_CONNECT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2_000)),
-  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
+  // Unset: see defaultShutdownDelayMs.
+  SHUTDOWN_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).optional()),
   CORS_ORIGINS: z.preprocess(emptyAsUndefined, z.string().default("").transform(parseOrigins)),
   TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
   METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
@@ -105,7 +106,24 @@ const EnvSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).optional()),
 });
 
-export type Config = z.infer<typeof EnvSchema>;
+/**
+ * How long the listener stays open after SIGTERM. Kubernetes takes a terminating pod out of its Service's
+ * endpoints while it sends SIGTERM, and kube-proxy, ingress controllers and cloud load balancers take a
+ * few seconds to stop opening connections to it: in production the server keeps accepting for 5 s, so
+ * those connections are answered rather than refused. Elsewhere nothing routes to the process and Ctrl-C
+ * should not wait.
+ */
+function defaultShutdownDelayMs(nodeEnv: "development" | "production" | "test"): number {
+  return nodeEnv === "production" ? 5_000 : 0;
+}
+
+/** The variables with the defaults that depend on others filled in. */
+const ConfigSchema = EnvSchema.transform((env) => ({
+  ...env,
+  SHUTDOWN_DELAY_MS: env.SHUTDOWN_DELAY_MS ?? defaultShutdownDelayMs(env.NODE_ENV),
+}));
+
+export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where token keys come from: exactly one of these, or none for a development run with a generated secret. */
 const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const;
@@ -117,7 +135,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the server's configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = EnvSchema.safeParse(env);
+  const result = ConfigSchema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);

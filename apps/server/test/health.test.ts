@@ -2,6 +2,8 @@ import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { Lifecycle } from "../src/ops/lifecycle.js";
+import { listen } from "./support/listening-server.js";
+import { slowPost } from "./support/slow-request.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 const apps: TestApp[] = [];
@@ -54,5 +56,23 @@ describe("health checks", () => {
     // Requests in flight and late arrivals are still served while draining.
     const created = await request(t.app).post("/plants").set(t.auth).send({ id: 1, name: "Monstera" });
     expect(created.status).toBe(200);
+  });
+
+  it("a request already being handled when shutdown begins is answered 200 with Connection: close", async () => {
+    const lifecycle = new Lifecycle();
+    const t = await app({ overrides: { lifecycle } });
+    const server = await listen(t.app);
+    try {
+      const headers = { authorization: `Bearer ${t.token}`, "content-type": "application/json" };
+      const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 2, "name": "Fern"}');
+      await upload.inFlight;
+      lifecycle.beginShutdown();
+      upload.finish();
+      const res = await upload.response;
+      expect(res.status).toBe(200);
+      expect(res.headers.connection).toBe("close");
+    } finally {
+      await server.close();
+    }
   });
 });

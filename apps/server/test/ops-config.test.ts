@@ -9,6 +9,13 @@ describe("operations configuration", () => {
     expect(config.METRICS_HOST).toBeUndefined();
   });
 
+  it("in production keeps accepting for 5 s after SIGTERM by default, as a Kubernetes rollout needs", () => {
+    const production = { NODE_ENV: "production", JWT_SECRET: "ops-config-test-secret-of-32-characters" };
+    expect(loadConfig(production).SHUTDOWN_DELAY_MS).toBe(5_000);
+    expect(loadConfig({ ...production, SHUTDOWN_DELAY_MS: "0" }).SHUTDOWN_DELAY_MS).toBe(0);
+    expect(loadConfig({ NODE_ENV: "test" }).SHUTDOWN_DELAY_MS).toBe(0);
+  });
+
   it("reads CORS_ORIGINS as a comma-separated list of origins", () => {
     expect(loadConfig({ CORS_ORIGINS: "https://app.example.com, http://localhost:5173" }).CORS_ORIGINS).toEqual([
       "https://app.example.com",

@@ -27,6 +27,8 @@ export async function startServer(options: { corsOrigins?: string[] } = {}): Pro
     JWT_SECRET: SECRET,
     DATABASE_URL: join(dataDir, "plants.db"),
     CORS_ORIGINS: (options.corsOrigins ?? []).join(","),
+    // No load balancer routes to it: stop without production's default wait before closing the listener.
+    SHUTDOWN_DELAY_MS: "0",
   };
   const child: ChildProcess = spawn(process.execPath, [join(serverDir, "dist/main.js")], {
     env,

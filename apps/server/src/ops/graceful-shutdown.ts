@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
 import type { Tracing } from "../tracing/tracing.js";
 import type { Lifecycle } from "./lifecycle.js";
+import { stopAccepting } from "./stop-accepting.js";
 
 export interface ShutdownDeps {
   /** The API server: drained. */
@@ -15,16 +16,18 @@ export interface ShutdownDeps {
   logger: Logger;
   /** How long to keep accepting requests after the signal while GET /readyz answers 503. */
   delayMs: number;
-  /** How long requests in flight may take once the server stops accepting, before they are cut off. */
+  /** How long open connections may stay once the server stops accepting, before they are closed. */
   timeoutMs: number;
   /** When tracing: its last spans are exported within what is left of timeoutMs. */
   tracing?: Pick<Tracing, "shutdown"> | undefined;
 }
 
 /**
- * The shutdown sequence, run once however many signals arrive: mark not-ready, optionally keep serving
- * for delayMs so load balancers notice, stop accepting, let requests in flight finish (bounded by
- * timeoutMs), then close the store. Resolves when everything is closed; the caller exits.
+ * The shutdown sequence, run once however many signals arrive: mark not-ready (answers now close their
+ * connection), keep serving for delayMs so load balancers notice, stop accepting, wait for every open
+ * connection to close after its last answer or by its keep-alive timeout (at most timeoutMs, then close
+ * what is left), then close the store. Resolves when everything is closed; the caller exits.
+ * See docs/graceful-shutdown.md.
  */
 export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promise<void> {
   let running: Promise<void> | undefined;
@@ -40,17 +43,14 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
   logger.info({ signal, delayMs: deps.delayMs, timeoutMs: deps.timeoutMs }, "shutting down: readiness is now 503");
   if (deps.delayMs > 0) await delay(deps.delayMs);
 
-  logger.info("shutting down: no longer accepting connections, finishing requests in flight");
+  logger.info("shutting down: no longer accepting connections; open ones close after their next answer or keep-alive timeout");
   const timeoutAt = Date.now() + deps.timeoutMs;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // close() only ends connections idle right now; keep reaping those that go idle after their last response.
-  const reapIdle = setInterval(() => server.closeIdleConnections(), 100);
+  const drained = stopAccepting(server);
   const deadline = setTimeout(() => {
-    logger.warn("shutdown timeout reached: closing connections with requests still in flight");
+    logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
     server.closeAllConnections();
   }, deps.timeoutMs);
-  await closed;
-  clearInterval(reapIdle);
+  await drained;
   clearTimeout(deadline);
 
   await Promise.all(
