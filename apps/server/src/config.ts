@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
-import { parseOrigins, parseTrustProxy } from "./ops/edge-config.js";
+import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 

@@ -1,10 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
-import { createTokenVerifier } from "./auth/create-token-verifier.js";
+import { createTokenVerifier } from "./startup/token-verifier-from-config.js";
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createHttpServer } from "./http/http-server.js";
-import { createLogger } from "./logger.js";
+import { createHttpServer } from "./connection/http-server.js";
+import { createLogger } from "./logging/logger.js";
 import { gracefulShutdown } from "./ops/graceful-shutdown.js";
 import { Lifecycle } from "./ops/lifecycle.js";
 import { createMetrics } from "./ops/metrics.js";

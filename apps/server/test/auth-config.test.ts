@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTokenVerifier } from "../src/auth/create-token-verifier.js";
+import { createTokenVerifier } from "../src/startup/token-verifier-from-config.js";
 import { JwksVerifier } from "../src/auth/jwks-verifier.js";
 import { JwtVerifier } from "../src/auth/jwt-verifier.js";
 import { ConfigError, loadConfig } from "../src/config.js";

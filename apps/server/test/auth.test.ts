@@ -3,7 +3,7 @@ import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { mintToken } from "../src/auth/sign-token.js";
 import { startTestApp, TEST_SECRET, type TestApp } from "./support/test-server.js";
 
 const ISSUER = "https://issuer.example";

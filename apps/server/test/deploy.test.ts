@@ -5,7 +5,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { mintToken } from "../src/auth/sign-token.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));

@@ -3,7 +3,7 @@ import pg from "pg";
 import request from "supertest";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/logging/logger.js";
 import { describeDatabase, openStore } from "../src/store/open-store.js";
 import { PostgresPlantStore, type PostgresStoreOptions } from "../src/store/postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";

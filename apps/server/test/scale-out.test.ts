@@ -1,6 +1,6 @@
 import { ErrorCode, INT64_MAX } from "@plant-store/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { mintToken } from "../src/auth/sign-token.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { TEST_SECRET } from "./support/test-server.js";

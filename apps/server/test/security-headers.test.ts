@@ -2,7 +2,7 @@ import { ErrorCode } from "@plant-store/contract";
 import express from "express";
 import helmet from "helmet";
 import request from "supertest";
-import { securityHeaders } from "../src/ops/security-headers.js";
+import { securityHeaders } from "../src/edge/security-headers.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 

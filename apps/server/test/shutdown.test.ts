@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { mintToken } from "../src/auth/sign-token.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { slowPost } from "./support/slow-request.js";
 

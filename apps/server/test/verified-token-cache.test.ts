@@ -1,7 +1,7 @@
 import type { JwtPayload } from "jsonwebtoken";
 import { describe, expect, it } from "vitest";
 import { InvalidTokenError, JwtVerifier } from "../src/auth/jwt-verifier.js";
-import { mintToken } from "../src/auth/mint-token.js";
+import { mintToken } from "../src/auth/sign-token.js";
 import { VerifiedTokenCache } from "../src/auth/verified-token-cache.js";
 import { TEST_SECRET } from "./support/test-server.js";
 

@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plant-store/contract";
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
-import { UnauthorizedError } from "../http/http-errors.js";
+import { UnauthorizedError } from "../errors/http-errors.js";
 import { InvalidTokenError, type TokenVerifier } from "./jwt-verifier.js";
 
 // RFC 6750 b64token after "Bearer ".

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mintToken } from "./mint-token.js";
+import { mintToken } from "./sign-token.js";
 
 /** A random HS256 secret for one development run, when no JWT_SECRET was configured. */
 export function generateDevelopmentSecret(): string {

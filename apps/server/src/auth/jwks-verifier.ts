@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import jwksRsa from "jwks-rsa";
 import { ErrorCode } from "@plant-store/contract";
-import { ServiceUnavailableError } from "../http/http-errors.js";
+import { ServiceUnavailableError } from "../errors/http-errors.js";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
 import {
   type ClaimOptions,

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
-import { InsufficientScopeError } from "../http/http-errors.js";
+import { InsufficientScopeError } from "../errors/http-errors.js";
 
 /**
  * The scopes a token grants: `scope` is a space-separated string (RFC 8693, OAuth 2.0); `scp` is the

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { JwtPayload } from "jsonwebtoken";
-import { TooManyRequestsError } from "../http/http-errors.js";
-import type { Logger } from "../logger.js";
+import { TooManyRequestsError } from "../errors/http-errors.js";
+import type { Logger } from "../logging/logger.js";
 
 const WINDOW_MS = 60_000;
 

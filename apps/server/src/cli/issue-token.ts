@@ -1,5 +1,5 @@
-import { mintToken } from "./auth/mint-token.js";
-import { loadConfig } from "./config.js";
+import { mintToken } from "../auth/sign-token.js";
+import { loadConfig } from "../config.js";
 
 // Prints a bearer token for the configured JWT_SECRET (and JWT_ISSUER/JWT_AUDIENCE).
 // Usage: JWT_SECRET=... node dist/mint-token.js [subject] [expires-in-seconds]

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type Server, type ServerResponse } from "node:http";
 import { type Duplex, finished } from "node:stream";
-import type { Logger } from "../logger.js";
-import { type HttpError, MalformedRequestError, RequestHeadersTooLargeError, RequestTimeoutError } from "./http-errors.js";
+import type { Logger } from "../logging/logger.js";
+import { type HttpError, MalformedRequestError, RequestHeadersTooLargeError, RequestTimeoutError } from "../errors/http-errors.js";
 
 /** The failure a client caused below Express: Node's parser or its timeouts rejected the connection. */
 function toHttpError(code: string | undefined): HttpError {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Lifecycle } from "./lifecycle.js";
+import type { Lifecycle } from "../ops/lifecycle.js";
 
 /** Once shutdown has begun, every response asks its client to close the connection and reconnect elsewhere. */
 export function connectionDraining(lifecycle: Lifecycle): RequestHandler {

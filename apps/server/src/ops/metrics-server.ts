@@ -1,10 +1,10 @@
 import type { Server } from "node:http";
 import express from "express";
-import { errorHandler, notFound } from "../http/error-handler.js";
-import { requestLogging } from "../http/request-logging.js";
-import type { Logger } from "../logger.js";
+import { errorHandler, notFound } from "../errors/error-handler.js";
+import { requestLogging } from "../edge/request-logging.js";
+import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "./metrics.js";
-import { metricsRoutes } from "./metrics-routes.js";
+import { metricsRoutes } from "../routes/metrics-routes.js";
 
 /** A second listener serving only GET /metrics (METRICS_PORT), so scrapes can stay on an internal network. */
 export function listenMetricsServer(metrics: Metrics, logger: Logger, port: number, host: string): Server {

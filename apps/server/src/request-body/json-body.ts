@@ -3,7 +3,7 @@ import contentType from "content-type";
 import type { RequestHandler } from "express";
 import { parse } from "lossless-json";
 import getRawBody from "raw-body";
-import { BadRequestError, PayloadTooLargeError } from "./http-errors.js";
+import { BadRequestError, PayloadTooLargeError } from "../errors/http-errors.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

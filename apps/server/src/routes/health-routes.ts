@@ -1,8 +1,8 @@
 import { ErrorCode } from "@plant-store/contract";
 import { Router } from "express";
-import { ServiceUnavailableError } from "../http/http-errors.js";
+import { ServiceUnavailableError } from "../errors/http-errors.js";
 import type { PlantStore } from "../store/plant-store.js";
-import type { Lifecycle } from "./lifecycle.js";
+import type { Lifecycle } from "../ops/lifecycle.js";
 
 /**
  * GET /healthz: the process is alive and serving (restart it only when this fails).

@@ -1,6 +1,6 @@
 import { ErrorCode, plantStoreContract } from "@plant-store/contract";
 import { initServer } from "@ts-rest/express";
-import { ConflictError, ServiceUnavailableError } from "../http/http-errors.js";
+import { ConflictError, ServiceUnavailableError } from "../errors/http-errors.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { StoreUnavailableError } from "../store/store-unavailable.js";
 

@@ -1,9 +1,9 @@
 import type { Config } from "../config.js";
 import { ConfigError } from "../config.js";
-import { generateDevelopmentSecret } from "./development-credentials.js";
-import { JwksVerifier } from "./jwks-verifier.js";
-import { JwtVerifier, type TokenVerifier } from "./jwt-verifier.js";
-import { loadPublicKey } from "./public-key.js";
+import { generateDevelopmentSecret } from "../auth/development-credentials.js";
+import { JwksVerifier } from "../auth/jwks-verifier.js";
+import { JwtVerifier, type TokenVerifier } from "../auth/jwt-verifier.js";
+import { loadPublicKey } from "../auth/public-key.js";
 
 type AuthConfig = Pick<
   Config,

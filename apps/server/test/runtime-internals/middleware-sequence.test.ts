@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { middlewareSequence } from "../src/http/middleware-sequence.js";
+import { middlewareSequence } from "../../src/runtime-internals/middleware-sequence.js";
 
 function appWith(handlers: RequestHandler[], seen: string[]) {
   const app = express();

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createApp } from "../../src/app.js";
-import { createTokenVerifier } from "../../src/auth/create-token-verifier.js";
+import { createTokenVerifier } from "../../src/startup/token-verifier-from-config.js";
 import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
 
 /** The app as main.ts wires it from these environment variables, on a real SQLite file in a temp folder. */

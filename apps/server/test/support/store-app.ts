@@ -1,7 +1,7 @@
 import { createApp } from "../../src/app.js";
 import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/mint-token.js";
-import { createLogger } from "../../src/logger.js";
+import { mintToken } from "../../src/auth/sign-token.js";
+import { createLogger } from "../../src/logging/logger.js";
 import type { PlantStore } from "../../src/store/plant-store.js";
 import { TEST_SECRET } from "./test-server.js";
 

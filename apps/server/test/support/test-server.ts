@@ -4,8 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type AppDeps, createApp } from "../../src/app.js";
 import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/mint-token.js";
-import { createLogger } from "../../src/logger.js";
+import { mintToken } from "../../src/auth/sign-token.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";

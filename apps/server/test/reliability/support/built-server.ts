@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mintToken } from "../../../src/auth/mint-token.js";
+import { mintToken } from "../../../src/auth/sign-token.js";
 import { startServerProcess } from "../../support/server-process.js";
 
 const LOG_TAIL_CHARS = 64 * 1024;
