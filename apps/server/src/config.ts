@@ -77,6 +77,8 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
+  // Development switch: check every response against the contract and answer a broken one with a loud 500.
+  VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

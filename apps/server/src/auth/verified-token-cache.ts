@@ -32,9 +32,6 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
-  /** Verifications answered from the cache, and those that went to the verifier. */
-  hits = 0;
-  misses = 0;
 
   constructor(
     private readonly verifier: ClaimsVerifier<Claims>,
@@ -54,13 +51,9 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
     const now = this.now();
     const entry = this.entries.get(token);
     if (entry !== undefined) {
-      if (now < entry.reuseUntilMs) {
-        this.hits++;
-        return entry.claims;
-      }
+      if (now < entry.reuseUntilMs) return entry.claims;
       this.entries.delete(token);
     }
-    this.misses++;
     const verified = this.verifier.verify(token);
     // A fixed key verifies synchronously; keep that path free of promises (a JWKS lookup is async).
     if (verified instanceof Promise) return verified.then((claims) => this.remember(token, claims, now));

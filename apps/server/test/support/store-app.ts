@@ -1,6 +1,6 @@
 import { createApp } from "../../src/app.js";
 import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/sign-token.js";
+import { signToken } from "../../src/auth/sign-token.js";
 import { createLogger } from "../../src/logging/logger.js";
 import type { PlantStore } from "../../src/store/plant-store.js";
 import { TEST_SECRET } from "./test-server.js";
@@ -13,5 +13,5 @@ export function appOver(store: PlantStore) {
     logger: createLogger("silent"),
     bodyLimitBytes: 1024 * 1024,
   });
-  return { app, auth: { Authorization: `Bearer ${mintToken({ secret: TEST_SECRET })}` } };
+  return { app, auth: { Authorization: `Bearer ${signToken({ secret: TEST_SECRET })}` } };
 }

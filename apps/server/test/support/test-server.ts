@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type AppDeps, createApp } from "../../src/app.js";
 import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/sign-token.js";
+import { signToken } from "../../src/auth/sign-token.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
 
@@ -33,7 +33,7 @@ export async function startTestApp(options: TestServerOptions = {}) {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     ...options.overrides,
   });
-  const token = mintToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
+  const token = signToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
 
   /** The rows actually in the database file, read through a separate connection. */
   const rows = (): { id: bigint; name: string; tag: string | null }[] => {
