@@ -1,7 +1,6 @@
 import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { Lifecycle } from "../src/ops/lifecycle.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 const apps: TestApp[] = [];
@@ -43,10 +42,9 @@ describe("health checks", () => {
   });
 
   it("GET /readyz answers 503 once shutdown has begun, and responses then ask clients to close the connection", async () => {
-    const lifecycle = new Lifecycle();
-    const t = await app({ overrides: { lifecycle } });
+    const t = await app();
     await request(t.app).get("/readyz").expect(200);
-    lifecycle.beginShutdown();
+    t.lifecycle.beginShutdown();
     const res = await request(t.app).get("/readyz");
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: ErrorCode.ShuttingDown, message: "the server is shutting down" });

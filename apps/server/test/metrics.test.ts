@@ -91,7 +91,7 @@ describe("GET /metrics", () => {
 
   it("is not served on the API port when metrics have a port of their own", async () => {
     const metrics = createMetrics();
-    const t = await startTestApp({ overrides: { metrics, serveMetrics: false } });
+    const t = await startTestApp({ env: { METRICS_PORT: "0" }, overrides: { metrics } });
     apps.push(t);
     await request(t.app).get("/metrics").expect(404);
     await request(t.app).post("/plants").set(t.auth).send({ id: 1, name: "Monstera" }).expect(200);

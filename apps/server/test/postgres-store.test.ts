@@ -17,10 +17,12 @@ describePostgres("the PostgreSQL store", () => {
   let database: TestDatabase;
   const stores: PostgresPlantStore[] = [];
   const clients: pg.Client[] = [];
+  const servers: { close: () => Promise<void> }[] = [];
   beforeEach(async () => {
     database = await createTestDatabase();
   });
   afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
     await Promise.all(clients.splice(0).map((client) => client.end().catch(() => undefined)));
     await Promise.all(stores.splice(0).map((store) => store.close()));
     await database.drop();
@@ -117,7 +119,8 @@ describePostgres("the PostgreSQL store", () => {
     await blocker.query("INSERT INTO plants (id, name) VALUES (77, 'uncommitted')");
 
     await expect(store.create({ id: 77n, name: "waits" })).rejects.toBeInstanceOf(StoreUnavailableError);
-    const t = appOver(store);
+    const t = await appOver(store);
+    servers.push(t);
     const res = await request(t.app)
       .post("/plants")
       .set(t.auth)
@@ -133,7 +136,8 @@ describePostgres("the PostgreSQL store", () => {
   });
 
   it("a NUL in a name is refused as 400 ValidationFailed before it reaches PostgreSQL", async () => {
-    const t = appOver(await open());
+    const t = await appOver(await open());
+    servers.push(t);
     const res = await request(t.app)
       .post("/plants")
       .set(t.auth)

@@ -79,7 +79,7 @@ describe("request logs", () => {
   });
 
   it("take the client address from X-Forwarded-For only when TRUST_PROXY trusts the hop", async () => {
-    const trusting = await appWithCapturedLogs({ overrides: { trustProxy: "loopback" } });
+    const trusting = await appWithCapturedLogs({ env: { TRUST_PROXY: "loopback" } });
     await request(trusting.app).get("/healthz").set("X-Forwarded-For", "203.0.113.7").expect(200);
     expect(trusting.completed()[0]).toMatchObject({ req: { remoteAddress: "203.0.113.7" } });
 

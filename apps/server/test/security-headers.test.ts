@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 async function app(corsOrigins?: string[]) {
-  const t = await startTestApp({ overrides: corsOrigins ? { corsOrigins } : {} });
+  const t = await startTestApp(corsOrigins ? { env: { CORS_ORIGINS: corsOrigins.join(",") } } : {});
   apps.push(t);
   return t;
 }

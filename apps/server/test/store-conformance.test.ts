@@ -82,14 +82,17 @@ function postgresKind(): StoreKind {
 /** The semantics every PlantStore must have, checked through the HTTP API and the rows really stored. */
 function conformance(kind: StoreKind) {
   let fixture: StoreFixture;
-  let t: ReturnType<typeof appOver>;
+  let t: Awaited<ReturnType<typeof appOver>>;
   beforeAll(() => kind.setUp(), 30_000);
   afterAll(() => kind.tearDown());
   beforeEach(async () => {
     fixture = await kind.fresh();
-    t = appOver(fixture.store);
+    t = await appOver(fixture.store);
   });
-  afterEach(() => kind.release());
+  afterEach(async () => {
+    await t.close();
+    await kind.release();
+  });
 
   const post = (json: string) =>
     request(t.app).post("/plants").set(t.auth).set("Content-Type", "application/json").send(json);
