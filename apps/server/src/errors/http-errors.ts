@@ -1,7 +1,11 @@
 import { ErrorCode, type ErrorCodeOf, type errorResponses, type ErrorStatus } from "@plant-store/contract";
 
+type HeaderOf<S extends ErrorStatus> = (typeof errorResponses)[S]["headers"][number];
+
 /** The headers the contract lets status `S` send (besides X-Request-Id): none for most, Retry-After on a 503. */
-export type ErrorHeaders<S extends ErrorStatus> = Partial<Record<(typeof errorResponses)[S]["headers"][number], string>>;
+export type ErrorHeaders<S extends ErrorStatus> = [HeaderOf<S>] extends [never]
+  ? Record<string, never>
+  : { [Name in HeaderOf<S>]?: string };
 
 /**
  * A failure a client sees: its status, a code the contract allows under that status, a message safe to
