@@ -4,8 +4,11 @@ export interface BenchOptions {
   connections: number[];
   /** compare: which servers (all five by default; the floor (2) is always included, ratios need it). */
   servers: string[];
-  /** compare: extra Plant Store builds to measure alongside, as label=path/to/main.js (A/B of a lever). */
-  variants: { label: string; main: string }[];
+  /**
+   * compare: extra Plant Store builds or settings to measure alongside, as label=path/to/main.js, optionally
+   * followed by ,NAME=value environment variables (A/B of a lever, e.g. the cost of VALIDATE_RESPONSES=true).
+   */
+  variants: { label: string; main: string; env: Record<string, string> }[];
   rounds: number;
   warmupSeconds: number;
   seconds: number;

@@ -59,9 +59,13 @@ function parse(argv: string[]): BenchOptions {
     connections: values.connections?.split(",").map(Number) ?? defaults.connections ?? [50, 100],
     servers: values.servers?.split(",") ?? [],
     variants: (values.variant ?? []).map((text) => {
-      const [label, main] = text.split("=");
-      if (!label || !main) throw new Error("--variant must be label=path/to/main.js");
-      return { label, main };
+      const [build = "", ...settings] = text.split(",");
+      const [label, main] = build.split("=");
+      const env = Object.fromEntries(settings.map((setting) => setting.split("=") as [string, string]));
+      if (!label || !main || Object.entries(env).some(([name, value]) => !name || value === undefined)) {
+        throw new Error("--variant must be label=path/to/main.js[,NAME=value...]");
+      }
+      return { label, main, env };
     }),
     rounds: number(values.rounds, defaults.rounds ?? 1, "rounds"),
     warmupSeconds: number(values.warmup, defaults.warmupSeconds ?? 1, "warmup"),

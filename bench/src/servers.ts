@@ -49,6 +49,8 @@ export interface StartOptions {
   databaseFile?: string;
   /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
   main?: string;
+  /** For the Plant Store: more environment variables (a variant's settings, e.g. VALIDATE_RESPONSES=true). */
+  env?: Record<string, string>;
 }
 
 const STARTUP_TIMEOUT_MS = 15_000;
@@ -72,6 +74,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         LOG_LEVEL: "info",
         DATABASE_URL: databaseFile,
         JWT_SECRET: options.secret,
+        ...options.env,
       },
       stdio: ["ignore", log, "pipe"],
     });

@@ -72,7 +72,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
   METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   METRICS_HOST: optionalString,
-  // Connection timeouts (see src/http/server-timeouts.ts): how long a client may take to send headers,
+  // Connection timeouts (see src/connection/server-timeouts.ts): how long a client may take to send headers,
   // a whole request, and how long an idle keep-alive connection is kept.
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),

@@ -1,7 +1,6 @@
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetrics } from "../src/ops/metrics.js";
-import { listen } from "./support/listening-server.js";
 import { slowPost } from "./support/slow-request.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
@@ -71,22 +70,17 @@ describe("GET /metrics", () => {
     const metrics = createMetrics();
     const t = await startTestApp({ overrides: { metrics } });
     apps.push(t);
-    const server = await listen(t.app);
-    try {
-      const upload = slowPost(`${server.baseUrl}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
-      await upload.inFlight;
-      // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
-      const countedAborted = async () =>
-        (await metrics.httpRequests.get()).values.some((value) => value.labels.status === "aborted");
-      upload.abort();
-      while (!(await countedAborted())) await new Promise(setImmediate);
-      const text = await metrics.registry.metrics();
-      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="aborted"}')).toBe(1);
-      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="200"}')).toBe(0);
-      expect(t.rows()).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    const upload = slowPost(`${t.url}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
+    await upload.inFlight;
+    // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
+    const countedAborted = async () =>
+      (await metrics.httpRequests.get()).values.some((value) => value.labels.status === "aborted");
+    upload.abort();
+    while (!(await countedAborted())) await new Promise(setImmediate);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="aborted"}')).toBe(1);
+    expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="200"}')).toBe(0);
+    expect(t.rows()).toEqual([]);
   });
 
   it("is not served on the API port when metrics have a port of their own", async () => {

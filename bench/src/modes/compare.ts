@@ -24,8 +24,8 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     );
     for (const key of chosen) servers.push(await session.start({ key, name: key }));
     for (const [index, variant] of options.variants.entries()) {
-      const { label, main } = variant;
-      servers.push(await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${label}`, main }));
+      const { label, main, env } = variant;
+      servers.push(await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${label}`, main, env }));
     }
     const ids = new IdBlocks();
     const answers: CompareResult["answers"] = {};

@@ -27,7 +27,7 @@ export interface BuiltServer {
 /** The built server as the reliability suites drive it: the shared process runner plus kill -9. */
 export async function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
   const server = await startServerProcess(
-    { HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, ...env },
+    { HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, VALIDATE_RESPONSES: "true", ...env },
     { keepOutputChars: LOG_TAIL_CHARS },
   );
   const { child } = server;
