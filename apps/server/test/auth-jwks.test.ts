@@ -11,7 +11,7 @@ import {
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  startConfiguredApp,
+  configuredApps,
   unsignedToken,
 } from "./support/auth-test-app.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
@@ -32,11 +32,8 @@ async function jwksServer(keys: object[]): Promise<JwksServer> {
   return server;
 }
 
-async function appFor(jwks: JwksServer, env: Record<string, string> = {}): Promise<ConfiguredApp> {
-  const app = await startConfiguredApp({ JWT_JWKS_URI: jwks.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...env });
-  cleanups.push(app.close);
-  return app;
-}
+const startApp = configuredApps({ JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE });
+const appFor = (jwks: JwksServer, env: Record<string, string> = {}) => startApp({ JWT_JWKS_URI: jwks.url, ...env });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm = "RS256", kid = key.kid) =>
   jwt.sign(claims(), key.privateKey, { algorithm, keyid: kid });

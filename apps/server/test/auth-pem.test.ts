@@ -11,7 +11,7 @@ import {
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  startConfiguredApp,
+  configuredApps,
   unsignedToken,
 } from "./support/auth-test-app.js";
 
@@ -24,18 +24,12 @@ const rsaPss = generateSigningKey("rsa-pss");
 const p256 = generateSigningKey("P-256");
 const p384 = generateSigningKey("P-384");
 
-const apps: ConfiguredApp[] = [];
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
+afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function appWith(env: Record<string, string>) {
-  const app = await startConfiguredApp({ JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...env });
-  apps.push(app);
-  return app;
-}
+const appWith = configuredApps({ JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm) => jwt.sign(claims(), key.privateKey, { algorithm });
 

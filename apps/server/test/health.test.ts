@@ -1,18 +1,9 @@
 import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { describe, expect, it } from "vitest";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function app(options: Parameters<typeof startTestApp>[0] = {}) {
-  const t = await startTestApp(options);
-  apps.push(t);
-  return t;
-}
+const app = testApps();
 
 describe("health checks", () => {
   it("GET /healthz answers 200 JSON without a token and is never cached", async () => {

@@ -3,19 +3,11 @@ import express from "express";
 import helmet from "helmet";
 import request from "supertest";
 import { securityHeaders } from "../src/edge/security-headers.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { describe, expect, it } from "vitest";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function app(corsOrigins?: string[]) {
-  const t = await startTestApp(corsOrigins ? { env: { CORS_ORIGINS: corsOrigins.join(",") } } : {});
-  apps.push(t);
-  return t;
-}
+const testApp = testApps();
+const app = (corsOrigins?: string[]) => testApp(corsOrigins ? { env: { CORS_ORIGINS: corsOrigins.join(",") } } : {});
 
 describe("security headers", () => {
   it("every response carries helmet's headers and no X-Powered-By", async () => {

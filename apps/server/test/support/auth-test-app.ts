@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { afterEach } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { startPlantStore } from "../../src/startup/start-plant-store.js";
 
@@ -32,6 +33,19 @@ export async function startConfiguredApp(env: Record<string, string>) {
 }
 
 export type ConfiguredApp = Awaited<ReturnType<typeof startConfiguredApp>>;
+
+/** startConfiguredApp over `base` for a test file: each app started is closed after its test. */
+export function configuredApps(base: Record<string, string>): (env?: Record<string, string>) => Promise<ConfiguredApp> {
+  const started: ConfiguredApp[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  return async (env = {}) => {
+    const app = await startConfiguredApp({ ...base, ...env });
+    started.push(app);
+    return app;
+  };
+}
 
 export type KeyKind = "rsa" | "rsa-pss" | "P-256" | "P-384" | "ed25519";
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { afterEach } from "vitest";
 import { signToken } from "../../src/auth/sign-token.js";
 import { loadConfig } from "../../src/config.js";
 import { type PlantStoreOverrides, startPlantStore } from "../../src/startup/start-plant-store.js";
@@ -68,3 +69,16 @@ export async function startTestApp(options: TestServerOptions = {}) {
 }
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** startTestApp for a test file whose tests start their own servers: each is closed after its test. */
+export function testApps(): (options?: TestServerOptions) => Promise<TestApp> {
+  const started: TestApp[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  return async (options) => {
+    const app = await startTestApp(options);
+    started.push(app);
+    return app;
+  };
+}
