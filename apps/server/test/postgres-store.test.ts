@@ -1,6 +1,5 @@
 import { ErrorCode } from "@plant-store/contract";
 import pg from "pg";
-import request from "supertest";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger } from "../src/logging/logger.js";
@@ -121,11 +120,7 @@ describePostgres("the PostgreSQL store", () => {
     await expect(store.create({ id: 77n, name: "waits" })).rejects.toBeInstanceOf(StoreUnavailableError);
     const t = await appOver(store);
     servers.push(t);
-    const res = await request(t.app)
-      .post("/plants")
-      .set(t.auth)
-      .set("Content-Type", "application/json")
-      .send('{"id": 77, "name": "waits"}');
+    const res = await t.postJson('{"id": 77, "name": "waits"}');
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
     expect(res.body).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unavailable; retry the same request" });
@@ -138,11 +133,7 @@ describePostgres("the PostgreSQL store", () => {
   it("a NUL in a name is refused as 400 ValidationFailed before it reaches PostgreSQL", async () => {
     const t = await appOver(await open());
     servers.push(t);
-    const res = await request(t.app)
-      .post("/plants")
-      .set(t.auth)
-      .set("Content-Type", "application/json")
-      .send('{"id": 1, "name": "a\\u0000b"}');
+    const res = await t.postJson('{"id": 1, "name": "a\\u0000b"}');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: ErrorCode.ValidationFailed, message: "name: must not contain the NUL character (U+0000)" });
   });

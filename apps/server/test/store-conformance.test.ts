@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
 import Database from "better-sqlite3";
-import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logging/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
@@ -94,8 +93,7 @@ function conformance(kind: StoreKind) {
     await kind.release();
   });
 
-  const post = (json: string) =>
-    request(t.app).post("/plants").set(t.auth).set("Content-Type", "application/json").send(json);
+  const post = (json: string) => t.postJson(json);
   const rows = () => fixture.rows();
 
   it("a new id returns 200 with the Plant and stores one row", async () => {

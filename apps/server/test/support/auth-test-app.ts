@@ -34,6 +34,11 @@ export async function startConfiguredApp(env: Record<string, string>) {
 
 export type ConfiguredApp = Awaited<ReturnType<typeof startConfiguredApp>>;
 
+/** The identity provider the PEM and JWKS suites configure, and the claims of a valid token from it. */
+export const IDP_ISSUER = "https://idp.example";
+export const IDP_AUDIENCE = "plant-store";
+export const idpClaims = () => ({ iss: IDP_ISSUER, aud: IDP_AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
+
 /** startConfiguredApp over `base` for a test file: each app started is closed after its test. */
 export function configuredApps(base: Record<string, string>): (env?: Record<string, string>) => Promise<ConfiguredApp> {
   const started: ConfiguredApp[] = [];

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import request from "supertest";
 import { afterEach } from "vitest";
 import { signToken } from "../../src/auth/sign-token.js";
 import { loadConfig } from "../../src/config.js";
@@ -60,6 +61,13 @@ export async function startTestApp(options: TestServerOptions = {}) {
     databaseFile,
     rows,
     auth: { Authorization: `Bearer ${token}` },
+    /** POST /plants with this JSON text as the body, exactly as written, and a valid token. */
+    postJson: (json: string) =>
+      request(running.app)
+        .post("/plants")
+        .set("Authorization", `Bearer ${token}`)
+        .set("Content-Type", "application/json")
+        .send(json),
     async close(closeOptions: { keepFiles?: boolean } = {}) {
       // A test may have closed the store itself already; the server is closed either way.
       await running.shutdown("test finished").catch(() => undefined);
