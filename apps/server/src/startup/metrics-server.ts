@@ -4,7 +4,7 @@ import { requestLogging } from "../edge/request-logging.js";
 import { errorHandler, notFound } from "../errors/error-handler.js";
 import type { Logger } from "../logging/logger.js";
 import { metricsRoutes } from "../routes/metrics-routes.js";
-import type { Metrics } from "./metrics.js";
+import type { Metrics } from "../ops/metrics.js";
 
 /** A second server serving only GET /metrics (METRICS_PORT), so scrapes can stay on an internal network. */
 export function createMetricsServer(metrics: Metrics, logger: Logger): Server {

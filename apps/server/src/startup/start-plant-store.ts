@@ -8,7 +8,7 @@ import { createLogger, type Logger } from "../logging/logger.js";
 import { gracefulShutdown } from "../ops/graceful-shutdown.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
-import { createMetricsServer } from "../ops/metrics-server.js";
+import { createMetricsServer } from "./metrics-server.js";
 import { describeDatabase, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
