@@ -11,7 +11,7 @@ import { responseValidation } from "./edge/response-validation.js";
 import { securityHeaders } from "./edge/security-headers.js";
 import { errorHandler, notFound } from "./errors/error-handler.js";
 import { BadRequestError } from "./errors/http-errors.js";
-import type { Logger } from "./logging/logger.js";
+import type { Logger } from "./logger.js";
 import { Lifecycle } from "./ops/lifecycle.js";
 import { createMetrics, type Metrics } from "./ops/metrics.js";
 import { timedStore } from "./ops/timed-store.js";

@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plant-store/contract";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { createLogger } from "../src/logging/logger.js";
+import { createLogger } from "../src/logger.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";

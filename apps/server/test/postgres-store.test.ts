@@ -2,7 +2,7 @@ import { ErrorCode } from "@plant-store/contract";
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logging/logger.js";
+import { createLogger } from "../src/logger.js";
 import { describeDatabase, openStore } from "../src/store/open-store.js";
 import { PostgresPlantStore, type PostgresStoreOptions } from "../src/store/postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLogger } from "../src/logging/logger.js";
+import { createLogger } from "../src/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
 import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";

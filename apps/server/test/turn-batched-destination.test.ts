@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { turnBatched } from "../src/logging/turn-batched-destination.js";
+import { turnBatched } from "../src/turn-batched-destination.js";
 
 function recordingTarget() {
   const writes: string[] = [];

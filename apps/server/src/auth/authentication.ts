@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import { bearerAuth } from "./bearer-auth.js";
 import type { TokenVerifier } from "./jwt-verifier.js";
 import { requireScopes } from "./required-scope.js";

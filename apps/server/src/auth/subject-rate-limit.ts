@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { JwtPayload } from "jsonwebtoken";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import { RateLimitExceededError } from "./auth-errors.js";
 
 const WINDOW_MS = 60_000;

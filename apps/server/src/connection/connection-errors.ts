@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { type Duplex, finished } from "node:stream";
 import { rawErrorResponse } from "../errors/error-body.js";
 import { httpErrorForClientError } from "../errors/http-error-for.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import { responseInFlight } from "../runtime-internals/socket-response.js";
 
 /**

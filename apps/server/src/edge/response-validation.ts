@@ -3,8 +3,8 @@ import type { RequestHandler, Response } from "express";
 import type { ZodTypeAny } from "zod";
 import { errorBody } from "../errors/error-body.js";
 import { InternalServerError } from "../errors/http-errors.js";
-import type { Logger } from "../logging/logger.js";
-import { requestLogger } from "../logging/request-logger.js";
+import type { Logger } from "../logger.js";
+import { requestLogger } from "../request-logger.js";
 
 const { method: CREATE_METHOD, path: CREATE_PATH } = plantStoreContract.plants.create;
 

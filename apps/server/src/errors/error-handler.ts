@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
-import type { Logger } from "../logging/logger.js";
-import { requestLogger } from "../logging/request-logger.js";
+import type { Logger } from "../logger.js";
+import { requestLogger } from "../request-logger.js";
 import { errorBody } from "./error-body.js";
 import { httpErrorFor } from "./http-error-for.js";
 import { InternalServerError, NotFoundError } from "./http-errors.js";

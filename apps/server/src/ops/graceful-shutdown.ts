@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
 import type { Lifecycle } from "./lifecycle.js";
 

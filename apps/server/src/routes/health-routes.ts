@@ -1,8 +1,8 @@
 import { ErrorCode } from "@plant-store/contract";
 import { Router } from "express";
 import { ServiceUnavailableError } from "../errors/http-errors.js";
-import type { Logger } from "../logging/logger.js";
-import { requestLogger } from "../logging/request-logger.js";
+import type { Logger } from "../logger.js";
+import { requestLogger } from "../request-logger.js";
 import type { Lifecycle } from "../ops/lifecycle.js";
 import type { PlantStore } from "../store/plant-store.js";
 

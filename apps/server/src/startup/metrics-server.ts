@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import express from "express";
 import { requestLogging } from "../edge/request-logging.js";
 import { errorHandler, notFound } from "../errors/error-handler.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import { metricsRoutes } from "../routes/metrics-routes.js";
 import type { Metrics } from "../ops/metrics.js";
 

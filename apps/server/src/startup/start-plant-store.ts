@@ -4,7 +4,7 @@ import type { Express } from "express";
 import { createApp } from "../app.js";
 import type { Config } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
-import { createLogger, type Logger } from "../logging/logger.js";
+import { createLogger, type Logger } from "../logger.js";
 import { gracefulShutdown } from "../ops/graceful-shutdown.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "../logger.js";
 import type { PlantStore } from "./plant-store.js";
 import { PostgresPlantStore } from "./postgres/postgres-plant-store.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";

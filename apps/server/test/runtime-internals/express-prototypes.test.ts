@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/connection/http-server.js";
-import { createLogger } from "../../src/logging/logger.js";
+import { createLogger } from "../../src/logger.js";
 import { startTestApp, type TestApp } from "../support/test-server.js";
 
 const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_ALIVE_TIMEOUT_MS: 5_000 };

@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from "../../src/logging/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 
 /** A real pino logger whose JSON lines are kept in memory, exactly as they would be written to stdout. */
 export function capturingLogger(level = "info"): { logger: Logger; text: () => string; lines: () => Record<string, unknown>[] } {

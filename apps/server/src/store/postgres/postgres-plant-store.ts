@@ -1,7 +1,7 @@
 import type { NewPlant, Plant } from "@plant-store/contract";
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import type { Logger } from "../../logging/logger.js";
+import type { Logger } from "../../logger.js";
 import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "../plant-store.js";
 import { classifyPostgresError } from "./connection-errors.js";
 import { postgresMigrations } from "./migrations.js";
