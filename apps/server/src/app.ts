@@ -3,24 +3,24 @@ import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { authentication } from "./auth/authentication.js";
 import type { TokenVerifier } from "./auth/jwt-verifier.js";
-import { errorHandler, notFound } from "./http/error-handler.js";
-import { BadRequestError } from "./http/http-errors.js";
-import { jsonBody } from "./http/json-body.js";
-import { middlewareSequence } from "./http/middleware-sequence.js";
-import { requestLogging } from "./http/request-logging.js";
-import { describeValidationError } from "./http/validation-message.js";
+import { connectionDraining } from "./edge/connection-draining.js";
+import { corsAllowlist } from "./edge/cors-allowlist.js";
+import { httpMetrics } from "./edge/http-metrics.js";
+import { requestLogging } from "./edge/request-logging.js";
+import { responseValidation } from "./edge/response-validation.js";
+import { securityHeaders } from "./edge/security-headers.js";
+import { errorHandler, notFound } from "./errors/error-handler.js";
+import { BadRequestError } from "./errors/http-errors.js";
 import type { Logger } from "./logger.js";
-import { apiDocsRoutes } from "./ops/api-docs-routes.js";
-import { connectionDraining } from "./ops/connection-draining.js";
-import { healthRoutes } from "./ops/health-routes.js";
-import { httpMetrics } from "./ops/http-metrics.js";
 import { Lifecycle } from "./ops/lifecycle.js";
 import { createMetrics, type Metrics } from "./ops/metrics.js";
-import { metricsRoutes } from "./ops/metrics-routes.js";
-import { corsAllowlist } from "./ops/cors-allowlist.js";
-import { securityHeaders } from "./ops/security-headers.js";
 import { timedStore } from "./ops/timed-store.js";
-import { createPlantsRouter } from "./plants/create-plant.js";
+import { jsonBody } from "./request-body/json-body.js";
+import { describeValidationError } from "./request-body/validation-message.js";
+import { apiDocsRoutes } from "./routes/api-docs-routes.js";
+import { healthRoutes } from "./routes/health-routes.js";
+import { metricsRoutes } from "./routes/metrics-routes.js";
+import { plantsRoutes } from "./routes/plants-routes.js";
 import type { PlantStore } from "./store/plant-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 
@@ -46,9 +46,16 @@ export interface AppDeps {
   serveMetrics?: boolean;
   /** The OpenTelemetry hooks when traces are exported (see tracing/tracing.ts); none when omitted. */
   tracing?: Tracing | undefined;
+  /** Check every response against the contract (VALIDATE_RESPONSES); off when omitted. */
+  validateResponses?: boolean;
 }
 
-/** The Express app serving the contract; it never listens, so tests drive it without a port. */
+/**
+ * The Express app serving the contract, its stages in the order a request meets them: edge (id and log,
+ * metrics, draining, security headers, CORS), then the API route (auth, body, validation, the plants domain,
+ * the store), then the operational routes, then the one error handler. It never listens: tests drive it
+ * without a port, and startPlantStore puts it behind the HTTP server.
+ */
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -58,21 +65,19 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = deps.metrics ?? createMetrics();
   const store = timedStore(deps.store, metrics);
   const lifecycle = deps.lifecycle ?? new Lifecycle();
-  // What every request passes through first, as one layer (see middleware-sequence.ts).
-  app.use(
-    middlewareSequence([
-      ...(deps.tracing ? [deps.tracing.requestSpan] : []),
-      requestLogging(deps.logger, app.request),
-      httpMetrics(metrics),
-      connectionDraining(lifecycle),
-      securityHeaders(),
-      ...(deps.corsOrigins?.length ? [corsAllowlist(deps.corsOrigins)] : []),
-    ]),
-  );
+
+  // The edge: what every request passes through first (the request's span first of all, when tracing).
+  if (deps.tracing) app.use(deps.tracing.requestSpan);
+  app.use(requestLogging(deps.logger));
+  if (deps.validateResponses) app.use(responseValidation(deps.logger));
+  app.use(httpMetrics(metrics));
+  app.use(connectionDraining(lifecycle));
+  app.use(securityHeaders());
+  if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
 
   // The API first: its paths and the operational ones below never overlap, and every POST /plants
   // would otherwise walk the three routers below before reaching its own.
-  const router = createPlantsRouter(store);
+  const router = plantsRoutes(store);
   const readBody = jsonBody(deps.bodyLimitBytes);
   createExpressEndpoints(plantStoreContract, deps.tracing?.endBodyValidationOnEntry(router) ?? router, app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
@@ -82,11 +87,11 @@ export function createApp(deps: AppDeps): express.Express {
       next(new BadRequestError(ErrorCode.ValidationFailed, message));
     },
   });
-  app.use(healthRoutes({ store, lifecycle }));
+  app.use(healthRoutes({ store, lifecycle, logger: deps.logger }));
   if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
   app.use(apiDocsRoutes());
 
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
-import { parseOrigins, parseTrustProxy } from "./ops/edge-config.js";
+import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -86,7 +86,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().default("false").transform(parseTrustProxy)),
   METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   METRICS_HOST: optionalString,
-  // Connection timeouts (see src/http/server-timeouts.ts): how long a client may take to send headers,
+  // Connection timeouts (see src/connection/server-timeouts.ts): how long a client may take to send headers,
   // a whole request, and how long an idle keep-alive connection is kept.
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
@@ -104,6 +104,8 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.optional()),
   OTEL_TRACES_SAMPLER: z.preprocess(emptyAsUndefined, z.enum(TRACES_SAMPLERS).default("parentbased_always_on")),
   OTEL_TRACES_SAMPLER_ARG: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).optional()),
+  // Development switch: check every response against the contract and answer a broken one with a loud 500.
+  VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
 });
 
 /**

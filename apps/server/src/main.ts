@@ -1,82 +1,30 @@
-import type { AddressInfo } from "node:net";
-import { createApp } from "./app.js";
-import { createTokenVerifier } from "./auth/create-token-verifier.js";
 import { developmentBanner } from "./auth/development-credentials.js";
-import { ConfigError, loadConfig, tracesExport } from "./config.js";
-import { createHttpServer } from "./http/http-server.js";
-import { createLogger } from "./logger.js";
-import { gracefulShutdown } from "./ops/graceful-shutdown.js";
-import { Lifecycle } from "./ops/lifecycle.js";
-import { createMetrics } from "./ops/metrics.js";
-import { listenMetricsServer } from "./ops/metrics-server.js";
-import { databaseSystem, describeDatabase, openStore } from "./store/open-store.js";
-import { loadTracing } from "./tracing/load-tracing.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { startPlantStore } from "./startup/start-plant-store.js";
 
+/** The process: configuration from the environment, the server from the composition root, signals to shutdown. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const metrics = createMetrics();
-  // Before the store opens (see load-tracing.ts); undefined, and nothing of the SDK loaded, unless configured.
-  const tracing = await loadTracing(tracesExport(config), metrics.registry);
-  const logger = createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
-  tracing?.logTo(logger);
-  const { verifier, developmentSecret } = createTokenVerifier(config);
-  const openedStore = await openStore(config, logger);
-  const store = tracing?.traceStore(openedStore, databaseSystem(config.DATABASE_URL)) ?? openedStore;
-  const lifecycle = new Lifecycle();
-  const app = createApp({
-    store,
-    verifier,
-    logger,
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    requiredScopes: config.JWT_REQUIRED_SCOPE,
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    metrics,
-    lifecycle,
-    corsOrigins: config.CORS_ORIGINS,
-    trustProxy: config.TRUST_PROXY,
-    serveMetrics: config.METRICS_PORT === undefined,
-    tracing,
-  });
-
-  const server = createHttpServer(app, config, logger).listen(config.PORT, config.HOST);
-  server.on("error", (error) => {
-    logger.fatal({ err: error }, "server failed");
-    process.exit(1);
-  });
-  server.on("listening", () => {
-    const baseUrl = urlOf(server.address() as AddressInfo);
-    logger.info({ url: baseUrl, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
-    if (developmentSecret !== undefined) {
-      process.stdout.write(
-        developmentBanner({ secret: developmentSecret, baseUrl, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
-      );
-    }
-  });
-
-  const metricsServer =
-    config.METRICS_PORT === undefined
-      ? undefined
-      : listenMetricsServer(metrics, logger, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST);
-  metricsServer?.on("error", (error) => {
-    logger.fatal({ err: error }, "metrics server failed");
-    process.exit(1);
-  });
-  metricsServer?.on("listening", () => {
-    logger.info({ metricsUrl: `${urlOf(metricsServer.address() as AddressInfo)}/metrics` }, "metrics listening");
-  });
-
-  const shutdown = gracefulShutdown({
-    server,
-    auxiliaryServers: metricsServer ? [metricsServer] : [],
-    store,
-    lifecycle,
-    logger,
-    delayMs: config.SHUTDOWN_DELAY_MS,
-    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    tracing,
-  });
+  const running = await startPlantStore(config);
+  const { logger } = running;
+  for (const server of [running.server, running.metricsServer]) {
+    server?.on("error", (error) => {
+      logger.fatal({ err: error }, "server failed");
+      process.exit(1);
+    });
+  }
+  if (running.developmentSecret !== undefined) {
+    process.stdout.write(
+      developmentBanner({
+        secret: running.developmentSecret,
+        baseUrl: running.url,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+      }),
+    );
+  }
   const onSignal = (signal: string) => {
-    shutdown(signal).then(
+    running.shutdown(signal).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.fatal({ err: error }, "shutdown failed");
@@ -86,10 +34,6 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
-}
-
-function urlOf({ address, port }: AddressInfo): string {
-  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
 main().catch((error: unknown) => {

@@ -1,18 +1,9 @@
 import { buildOpenApiDocument } from "@plant-store/contract/openapi";
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { describe, expect, it } from "vitest";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function app() {
-  const t = await startTestApp();
-  apps.push(t);
-  return t;
-}
+const app = testApps();
 
 describe("API docs", () => {
   it("GET /openapi.json serves the document generated from the contract, unauthenticated", async () => {

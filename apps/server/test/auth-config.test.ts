@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createTokenVerifier } from "../src/auth/create-token-verifier.js";
+import { createTokenVerifier } from "../src/startup/token-verifier-from-config.js";
 import { JwksVerifier } from "../src/auth/jwks-verifier.js";
 import { JwtVerifier } from "../src/auth/jwt-verifier.js";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { generateSigningKey } from "./support/auth-test-app.js";
+import { expectConfigError } from "./support/config-error.js";
 
 const SECRET = "a-secret-that-is-at-least-32-characters!";
 const rsa = generateSigningKey("rsa");
@@ -11,17 +12,8 @@ const rsa = generateSigningKey("rsa");
 /** loadConfig then createTokenVerifier, as main.ts does. */
 const configure = (env: Record<string, string>) => createTokenVerifier(loadConfig(env));
 
-function expectConfigError(env: Record<string, string>, variable: string, detail: RegExp) {
-  let thrown: unknown;
-  try {
-    configure(env);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ConfigError);
-  expect((thrown as Error).message).toMatch(new RegExp(`^invalid configuration: ${variable}: `));
-  expect((thrown as Error).message).toMatch(detail);
-}
+const expectRefused = (env: Record<string, string>, variable: string, detail: RegExp) =>
+  expectConfigError(() => configure(env), variable, detail);
 
 describe("identity provider configuration", () => {
   it.each([
@@ -41,12 +33,12 @@ describe("identity provider configuration", () => {
   });
 
   it("in production without any key source names every way to configure one", () => {
-    expectConfigError({ NODE_ENV: "production" }, "JWT_SECRET", /JWT_PUBLIC_KEY, JWT_PUBLIC_KEY_FILE, JWT_JWKS_URI/);
+    expectRefused({ NODE_ENV: "production" }, "JWT_SECRET", /JWT_PUBLIC_KEY, JWT_PUBLIC_KEY_FILE, JWT_JWKS_URI/);
   });
 
   it("refuses two key sources at once", () => {
-    expectConfigError({ JWT_SECRET: SECRET, JWT_PUBLIC_KEY: rsa.pem }, "JWT_PUBLIC_KEY", /cannot be combined with JWT_SECRET/);
-    expectConfigError(
+    expectRefused({ JWT_SECRET: SECRET, JWT_PUBLIC_KEY: rsa.pem }, "JWT_PUBLIC_KEY", /cannot be combined with JWT_SECRET/);
+    expectRefused(
       { JWT_PUBLIC_KEY: rsa.pem, JWT_JWKS_URI: "https://idp.example/jwks" },
       "JWT_JWKS_URI",
       /cannot be combined with JWT_PUBLIC_KEY/,
@@ -54,27 +46,27 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses a JWT_PUBLIC_KEY that is not a PEM key", () => {
-    expectConfigError({ JWT_PUBLIC_KEY: "not a key" }, "JWT_PUBLIC_KEY", /not a PEM public key/);
+    expectRefused({ JWT_PUBLIC_KEY: "not a key" }, "JWT_PUBLIC_KEY", /not a PEM public key/);
   });
 
   it("refuses a private key in JWT_PUBLIC_KEY", () => {
     const pem = rsa.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-    expectConfigError({ JWT_PUBLIC_KEY: pem }, "JWT_PUBLIC_KEY", /is a private key/);
+    expectRefused({ JWT_PUBLIC_KEY: pem }, "JWT_PUBLIC_KEY", /is a private key/);
   });
 
   it("refuses a key type jsonwebtoken cannot verify (Ed25519)", () => {
-    expectConfigError({ JWT_PUBLIC_KEY: generateSigningKey("ed25519").pem }, "JWT_PUBLIC_KEY", /ed25519 keys are not supported/);
+    expectRefused({ JWT_PUBLIC_KEY: generateSigningKey("ed25519").pem }, "JWT_PUBLIC_KEY", /ed25519 keys are not supported/);
   });
 
   it("refuses a JWT_PUBLIC_KEY_FILE that cannot be read", () => {
-    expectConfigError({ JWT_PUBLIC_KEY_FILE: "/nonexistent/idp.pem" }, "JWT_PUBLIC_KEY_FILE", /cannot read .*ENOENT/);
+    expectRefused({ JWT_PUBLIC_KEY_FILE: "/nonexistent/idp.pem" }, "JWT_PUBLIC_KEY_FILE", /cannot read .*ENOENT/);
   });
 
   it("refuses JWT_ALGORITHMS the key cannot verify: HS256 with a public key, ES256 with RSA, RS256 with a secret", () => {
-    expectConfigError({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "RS256,HS256" }, "JWT_ALGORITHMS", /HS256 cannot be verified/);
-    expectConfigError({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "ES256" }, "JWT_ALGORITHMS", /ES256 cannot be verified/);
-    expectConfigError({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "RS256" }, "JWT_ALGORITHMS", /RS256 cannot be verified/);
-    expectConfigError(
+    expectRefused({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "RS256,HS256" }, "JWT_ALGORITHMS", /HS256 cannot be verified/);
+    expectRefused({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "ES256" }, "JWT_ALGORITHMS", /ES256 cannot be verified/);
+    expectRefused({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "RS256" }, "JWT_ALGORITHMS", /RS256 cannot be verified/);
+    expectRefused(
       { JWT_JWKS_URI: "https://idp.example/jwks", JWT_ALGORITHMS: "RS256,HS256" },
       "JWT_ALGORITHMS",
       /HMAC algorithms cannot be used/,
@@ -82,8 +74,8 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses none or an unknown name in JWT_ALGORITHMS", () => {
-    expectConfigError({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "none" }, "JWT_ALGORITHMS", /none is not accepted/);
-    expectConfigError({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "HS256,XS1" }, "JWT_ALGORITHMS", /XS1 is not accepted/);
+    expectRefused({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "none" }, "JWT_ALGORITHMS", /none is not accepted/);
+    expectRefused({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "HS256,XS1" }, "JWT_ALGORITHMS", /XS1 is not accepted/);
   });
 
   it("lets a secret accept HS384/HS512 when JWT_ALGORITHMS says so", () => {
@@ -92,8 +84,8 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses a JWKS URL over plain http except on localhost", () => {
-    expectConfigError({ JWT_JWKS_URI: "http://idp.example/jwks" }, "JWT_JWKS_URI", /https/);
-    expectConfigError({ JWT_JWKS_URI: "not a url" }, "JWT_JWKS_URI", /url/i);
+    expectRefused({ JWT_JWKS_URI: "http://idp.example/jwks" }, "JWT_JWKS_URI", /https/);
+    expectRefused({ JWT_JWKS_URI: "not a url" }, "JWT_JWKS_URI", /url/i);
     expect(configure({ JWT_JWKS_URI: "http://127.0.0.1:8080/jwks" }).verifier).toBeInstanceOf(JwksVerifier);
   });
 
@@ -114,8 +106,8 @@ describe("identity provider configuration", () => {
       JWT_JWKS_REQUESTS_PER_MINUTE: 5,
       JWT_JWKS_CACHE_MAX_AGE_SECONDS: 60,
     });
-    expectConfigError({ JWT_REQUIRED_SCOPE: 'plants:"write"' }, "JWT_REQUIRED_SCOPE", /printable ASCII/);
-    expectConfigError({ RATE_LIMIT_PER_MINUTE: "-1" }, "RATE_LIMIT_PER_MINUTE", /./);
-    expectConfigError({ JWT_JWKS_REQUESTS_PER_MINUTE: "0" }, "JWT_JWKS_REQUESTS_PER_MINUTE", /./);
+    expectRefused({ JWT_REQUIRED_SCOPE: 'plants:"write"' }, "JWT_REQUIRED_SCOPE", /printable ASCII/);
+    expectRefused({ RATE_LIMIT_PER_MINUTE: "-1" }, "RATE_LIMIT_PER_MINUTE", /./);
+    expectRefused({ JWT_JWKS_REQUESTS_PER_MINUTE: "0" }, "JWT_JWKS_REQUESTS_PER_MINUTE", /./);
   });
 });

@@ -8,18 +8,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type ConfiguredApp,
   generateSigningKey,
+  IDP_AUDIENCE,
+  IDP_ISSUER,
+  idpClaims,
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  startConfiguredApp,
+  configuredApps,
   unsignedToken,
 } from "./support/auth-test-app.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
 import { startServerProcess } from "./support/server-process.js";
 
-const ISSUER = "https://idp.example";
-const AUDIENCE = "plant-store";
-const claims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -32,14 +32,11 @@ async function jwksServer(keys: object[]): Promise<JwksServer> {
   return server;
 }
 
-async function appFor(jwks: JwksServer, env: Record<string, string> = {}): Promise<ConfiguredApp> {
-  const app = await startConfiguredApp({ JWT_JWKS_URI: jwks.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...env });
-  cleanups.push(app.close);
-  return app;
-}
+const startApp = configuredApps({ JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE });
+const appFor = (jwks: JwksServer, env: Record<string, string> = {}) => startApp({ JWT_JWKS_URI: jwks.url, ...env });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm = "RS256", kid = key.kid) =>
-  jwt.sign(claims(), key.privateKey, { algorithm, keyid: kid });
+  jwt.sign(idpClaims(), key.privateKey, { algorithm, keyid: kid });
 
 let nextId = 1;
 const post = (t: ConfiguredApp, token: string) =>
@@ -118,8 +115,8 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("rsa", "confused");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    await expectInvalidToken(t, hmacSignedToken(key.pem, claims(), { kid: key.kid }), /algorithm is not accepted/);
-    await expectInvalidToken(t, hmacSignedToken(JSON.stringify(key.jwk), claims(), { kid: key.kid }), /algorithm is not accepted/);
+    await expectInvalidToken(t, hmacSignedToken(key.pem, idpClaims(), { kid: key.kid }), /algorithm is not accepted/);
+    await expectInvalidToken(t, hmacSignedToken(JSON.stringify(key.jwk), idpClaims(), { kid: key.kid }), /algorithm is not accepted/);
     expect(jwks.hits()).toBe(0);
     expect(t.rowCount()).toBe(0);
   });
@@ -128,7 +125,7 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("rsa", "none");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    await expectInvalidToken(t, unsignedToken(claims(), { kid: key.kid }), /algorithm is not accepted/);
+    await expectInvalidToken(t, unsignedToken(idpClaims(), { kid: key.kid }), /algorithm is not accepted/);
     expect(jwks.hits()).toBe(0);
   });
 
@@ -152,7 +149,7 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("rsa", "string-kid");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    const objectKid = jwt.sign(claims(), key.privateKey, { algorithm: "RS256", header: { alg: "RS256", kid: { $ne: 1 } as never } });
+    const objectKid = jwt.sign(idpClaims(), key.privateKey, { algorithm: "RS256", header: { alg: "RS256", kid: { $ne: 1 } as never } });
     await expectInvalidToken(t, objectKid, /malformed/);
     expect(jwks.hits()).toBe(0);
   });
@@ -161,7 +158,7 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const first = generateSigningKey("rsa", "first");
     const jwks = await jwksServer([first.jwk, generateSigningKey("rsa", "second").jwk]);
     const t = await appFor(jwks);
-    const withoutKid = jwt.sign(claims(), first.privateKey, { algorithm: "RS256" });
+    const withoutKid = jwt.sign(idpClaims(), first.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, withoutKid, /signing key is unknown/);
   });
 
@@ -169,11 +166,11 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("rsa", "checked");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    const forged = jwt.sign(claims(), generateSigningKey("rsa").privateKey, { algorithm: "RS256", keyid: key.kid });
+    const forged = jwt.sign(idpClaims(), generateSigningKey("rsa").privateKey, { algorithm: "RS256", keyid: key.kid });
     await expectInvalidToken(t, forged, /signature is invalid/);
-    const expired = jwt.sign({ ...claims(), exp: nowSeconds() - 60 }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    const expired = jwt.sign({ ...idpClaims(), exp: nowSeconds() - 60 }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
     await expectInvalidToken(t, expired, /expired/);
-    const otherAudience = jwt.sign({ ...claims(), aud: "x" }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    const otherAudience = jwt.sign({ ...idpClaims(), aud: "x" }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
     await expectInvalidToken(t, otherAudience, /audience/);
   });
 
@@ -201,8 +198,8 @@ describe("POST /plants with JWT_JWKS_URI", () => {
       NODE_ENV: "production",
       DATABASE_URL: join(dir, "plants.db"),
       JWT_JWKS_URI: jwks.url,
-      JWT_ISSUER: ISSUER,
-      JWT_AUDIENCE: AUDIENCE,
+      JWT_ISSUER: IDP_ISSUER,
+      JWT_AUDIENCE: IDP_AUDIENCE,
     });
     cleanups.push(async () => {
       server.child.kill("SIGKILL");

@@ -8,36 +8,30 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type ConfiguredApp,
   generateSigningKey,
+  IDP_AUDIENCE,
+  IDP_ISSUER,
+  idpClaims,
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  startConfiguredApp,
+  configuredApps,
   unsignedToken,
 } from "./support/auth-test-app.js";
 
-const ISSUER = "https://idp.example";
-const AUDIENCE = "plant-store";
-const claims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
 
 const rsa = generateSigningKey("rsa");
 const rsaPss = generateSigningKey("rsa-pss");
 const p256 = generateSigningKey("P-256");
 const p384 = generateSigningKey("P-384");
 
-const apps: ConfiguredApp[] = [];
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
+afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function appWith(env: Record<string, string>) {
-  const app = await startConfiguredApp({ JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...env });
-  apps.push(app);
-  return app;
-}
+const appWith = configuredApps({ JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE });
 
-const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm) => jwt.sign(claims(), key.privateKey, { algorithm });
+const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm) => jwt.sign(idpClaims(), key.privateKey, { algorithm });
 
 const post = (t: ConfiguredApp, token: string) =>
   request(t.app)
@@ -100,14 +94,14 @@ describe("POST /plants with JWT_PUBLIC_KEY (PEM)", () => {
 
   it("refuses an HS256 token whose HMAC secret is the public key (algorithm confusion)", async () => {
     const t = await appWith({ JWT_PUBLIC_KEY: rsa.pem });
-    await expectInvalidToken(t, hmacSignedToken(rsa.pem, claims()), /algorithm is not accepted/);
+    await expectInvalidToken(t, hmacSignedToken(rsa.pem, idpClaims()), /algorithm is not accepted/);
     const oneLine = await appWith({ JWT_PUBLIC_KEY: rsa.pem.replaceAll("\n", "\\n") });
-    await expectInvalidToken(oneLine, hmacSignedToken(rsa.pem.trim(), claims()), /algorithm is not accepted/);
+    await expectInvalidToken(oneLine, hmacSignedToken(rsa.pem.trim(), idpClaims()), /algorithm is not accepted/);
   });
 
   it("refuses an unsigned alg=none token", async () => {
     const t = await appWith({ JWT_PUBLIC_KEY: p256.pem });
-    await expectInvalidToken(t, unsignedToken(claims()), /algorithm is not accepted|malformed/);
+    await expectInvalidToken(t, unsignedToken(idpClaims()), /algorithm is not accepted|malformed/);
   });
 
   it("refuses a token signed with an EC key of another curve (ES384 against a P-256 key)", async () => {
@@ -117,11 +111,11 @@ describe("POST /plants with JWT_PUBLIC_KEY (PEM)", () => {
 
   it("still checks exp, issuer and audience", async () => {
     const t = await appWith({ JWT_PUBLIC_KEY: rsa.pem });
-    const expired = jwt.sign({ ...claims(), exp: nowSeconds() - 60 }, rsa.privateKey, { algorithm: "RS256" });
+    const expired = jwt.sign({ ...idpClaims(), exp: nowSeconds() - 60 }, rsa.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, expired, /expired/);
-    const otherIssuer = jwt.sign({ ...claims(), iss: "https://evil.example" }, rsa.privateKey, { algorithm: "RS256" });
+    const otherIssuer = jwt.sign({ ...idpClaims(), iss: "https://evil.example" }, rsa.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, otherIssuer, /issuer/);
-    const otherAudience = jwt.sign({ ...claims(), aud: "another-api" }, rsa.privateKey, { algorithm: "RS256" });
+    const otherAudience = jwt.sign({ ...idpClaims(), aud: "another-api" }, rsa.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, otherAudience, /audience/);
   });
 });

@@ -1,21 +1,12 @@
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
-import { type ConfiguredApp, nowSeconds, startConfiguredApp } from "./support/auth-test-app.js";
+import { describe, expect, it } from "vitest";
+import { type ConfiguredApp, configuredApps, nowSeconds } from "./support/auth-test-app.js";
 
 const SECRET = "scope-test-secret-of-at-least-32-characters";
 
-const apps: ConfiguredApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function appWith(env: Record<string, string>) {
-  const app = await startConfiguredApp({ JWT_SECRET: SECRET, ...env });
-  apps.push(app);
-  return app;
-}
+const appWith = configuredApps({ JWT_SECRET: SECRET });
 
 const tokenWith = (claims: object) => jwt.sign({ sub: "alice", exp: nowSeconds() + 60, ...claims }, SECRET);
 

@@ -3,7 +3,7 @@ import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { startTestApp, TEST_SECRET, type TestApp } from "./support/test-server.js";
 
 const ISSUER = "https://issuer.example";
@@ -123,8 +123,8 @@ describe("POST /plants bearer authentication", () => {
     expectUnauthorized(res, ErrorCode.InvalidToken, /malformed/);
   });
 
-  it("the token minted by the mint-token command is accepted", async () => {
-    const token = mintToken({ secret: TEST_SECRET, issuer: ISSUER, audience: AUDIENCE });
+  it("the token signToken makes (what `pnpm token` prints) is accepted", async () => {
+    const token = signToken({ secret: TEST_SECRET, issuer: ISSUER, audience: AUDIENCE });
     expect((await postWith(`Bearer ${token}`)).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
+import { expectConfigError } from "./support/config-error.js";
 
 const SECRET = "a-secret-that-is-at-least-32-characters!";
 
@@ -36,8 +37,7 @@ describe("loadConfig", () => {
     ["NODE_ENV", { NODE_ENV: "staging" }],
     ["JWT_SECRET", { JWT_SECRET: "short" }],
   ])("rejects a bad %s with a message naming it", (name, env) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration: ${name}: `));
+    expectConfigError(() => loadConfig(env), name);
   });
 
   it("refuses production without JWT configuration", () => {

@@ -5,7 +5,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -96,7 +96,7 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
     expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
     const res = await fetch(`${server.baseUrl}/plants`, {
       method: "POST",
-      headers: { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" },
       body: '{"id": 9007199254740993, "name": "Deployed Monstera"}',
     });
     expect(res.status).toBe(200);

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listen } from "./support/listening-server.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -15,12 +14,10 @@ if (!runs) console.warn(`skipping the /docs browser test: no Chromium at ${CHROM
 
 describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
   let t: TestApp;
-  let server: Awaited<ReturnType<typeof listen>>;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestApp();
-    server = await listen(t.app);
     // playwright gives the browser a fresh temporary profile of its own and removes it on close.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -39,7 +36,6 @@ describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () =
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
     await t?.close();
   });
 
@@ -56,7 +52,7 @@ describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () =
       if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
     });
 
-    const res = await page.goto(`${server.baseUrl}/docs`);
+    const res = await page.goto(`${t.url}/docs`);
     expect(res?.status()).toBe(200);
     const operation = page.locator(".opblock.opblock-post").filter({ hasText: "/plants" });
     await operation.waitFor({ state: "visible", timeout: 20_000 });
@@ -70,8 +66,8 @@ describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () =
     expect(statSync(screenshot).size).toBeGreaterThan(10_000);
 
     // No CDN: everything the page loaded came from this server (or is inline data), and nothing was blocked.
-    expect(requested.filter((url) => !url.startsWith(server.baseUrl) && !url.startsWith("data:"))).toEqual([]);
-    expect(requested).toContain(`${server.baseUrl}/openapi.json`);
+    expect(requested.filter((url) => !url.startsWith(t.url) && !url.startsWith("data:"))).toEqual([]);
+    expect(requested).toContain(`${t.url}/openapi.json`);
     expect(problems).toEqual([]);
     await page.close();
   });

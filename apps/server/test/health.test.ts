@@ -1,21 +1,10 @@
 import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
-import { Lifecycle } from "../src/ops/lifecycle.js";
-import { listen } from "./support/listening-server.js";
+import { describe, expect, it } from "vitest";
 import { slowPost } from "./support/slow-request.js";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function app(options: Parameters<typeof startTestApp>[0] = {}) {
-  const t = await startTestApp(options);
-  apps.push(t);
-  return t;
-}
+const app = testApps();
 
 describe("health checks", () => {
   it("GET /healthz answers 200 JSON without a token and is never cached", async () => {
@@ -45,10 +34,9 @@ describe("health checks", () => {
   });
 
   it("GET /readyz answers 503 once shutdown has begun, and responses then ask clients to close the connection", async () => {
-    const lifecycle = new Lifecycle();
-    const t = await app({ overrides: { lifecycle } });
+    const t = await app();
     await request(t.app).get("/readyz").expect(200);
-    lifecycle.beginShutdown();
+    t.lifecycle.beginShutdown();
     const res = await request(t.app).get("/readyz");
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: ErrorCode.ShuttingDown, message: "the server is shutting down" });
@@ -59,20 +47,14 @@ describe("health checks", () => {
   });
 
   it("a request already being handled when shutdown begins is answered 200 with Connection: close", async () => {
-    const lifecycle = new Lifecycle();
-    const t = await app({ overrides: { lifecycle } });
-    const server = await listen(t.app);
-    try {
-      const headers = { authorization: `Bearer ${t.token}`, "content-type": "application/json" };
-      const upload = slowPost(`${server.baseUrl}/plants`, headers, '{"id": 2, "name": "Fern"}');
-      await upload.inFlight;
-      lifecycle.beginShutdown();
-      upload.finish();
-      const res = await upload.response;
-      expect(res.status).toBe(200);
-      expect(res.headers.connection).toBe("close");
-    } finally {
-      await server.close();
-    }
+    const t = await app();
+    const headers = { authorization: `Bearer ${t.token}`, "content-type": "application/json" };
+    const upload = slowPost(`${t.url}/plants`, headers, '{"id": 2, "name": "Fern"}');
+    await upload.inFlight;
+    t.lifecycle.beginShutdown();
+    upload.finish();
+    const res = await upload.response;
+    expect(res.status).toBe(200);
+    expect(res.headers.connection).toBe("close");
   });
 });

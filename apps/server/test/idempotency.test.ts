@@ -1,5 +1,4 @@
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
@@ -11,8 +10,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const postRaw = (json: string) =>
-  request(t.app).post("/plants").set(t.auth).set("Content-Type", "application/json").send(json);
+const postRaw = (json: string) => t.postJson(json);
 
 describe("the id is the idempotency key", () => {
   it("repeating a create with identical name and tag returns 200 with the stored Plant and writes nothing", async () => {

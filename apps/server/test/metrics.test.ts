@@ -1,14 +1,10 @@
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMetrics } from "../src/ops/metrics.js";
-import { listen } from "./support/listening-server.js";
 import { slowPost } from "./support/slow-request.js";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
+const startTestApp = testApps();
 
 /** The value of one sample line of the Prometheus text exposition, or 0 when the series does not exist yet. */
 function sample(exposition: string, series: string): number {
@@ -19,7 +15,6 @@ function sample(exposition: string, series: string): number {
 describe("GET /metrics", () => {
   it("serves Prometheus text with process metrics, unauthenticated", async () => {
     const t = await startTestApp();
-    apps.push(t);
     const res = await request(t.app).get("/metrics");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -30,7 +25,6 @@ describe("GET /metrics", () => {
 
   it("counts and times requests by route and status, and times the store, after requests", async () => {
     const t = await startTestApp();
-    apps.push(t);
     const before = (await request(t.app).get("/metrics")).text;
     const created = 'http_requests_total{method="POST",route="/plants",status="200"}';
     const conflicts = 'http_requests_total{method="POST",route="/plants",status="409"}';
@@ -61,7 +55,6 @@ describe("GET /metrics", () => {
 
   it("times readiness pings of the store", async () => {
     const t = await startTestApp();
-    apps.push(t);
     await request(t.app).get("/readyz").expect(200);
     const text = (await request(t.app).get("/metrics")).text;
     expect(sample(text, 'plant_store_operation_duration_seconds_count{operation="ping",outcome="ok"}')).toBe(1);
@@ -70,29 +63,22 @@ describe("GET /metrics", () => {
   it("counts a request whose client gave up before the response as aborted", async () => {
     const metrics = createMetrics();
     const t = await startTestApp({ overrides: { metrics } });
-    apps.push(t);
-    const server = await listen(t.app);
-    try {
-      const upload = slowPost(`${server.baseUrl}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
-      await upload.inFlight;
-      // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
-      const countedAborted = async () =>
-        (await metrics.httpRequests.get()).values.some((value) => value.labels.status === "aborted");
-      upload.abort();
-      while (!(await countedAborted())) await new Promise(setImmediate);
-      const text = await metrics.registry.metrics();
-      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="aborted"}')).toBe(1);
-      expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="200"}')).toBe(0);
-      expect(t.rows()).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    const upload = slowPost(`${t.url}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
+    await upload.inFlight;
+    // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
+    const countedAborted = async () =>
+      (await metrics.httpRequests.get()).values.some((value) => value.labels.status === "aborted");
+    upload.abort();
+    while (!(await countedAborted())) await new Promise(setImmediate);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="aborted"}')).toBe(1);
+    expect(sample(text, 'http_requests_total{method="POST",route="/plants",status="200"}')).toBe(0);
+    expect(t.rows()).toEqual([]);
   });
 
   it("is not served on the API port when metrics have a port of their own", async () => {
     const metrics = createMetrics();
-    const t = await startTestApp({ overrides: { metrics, serveMetrics: false } });
-    apps.push(t);
+    const t = await startTestApp({ env: { METRICS_PORT: "0" }, overrides: { metrics } });
     await request(t.app).get("/metrics").expect(404);
     await request(t.app).post("/plants").set(t.auth).send({ id: 1, name: "Monstera" }).expect(200);
     const text = await metrics.registry.metrics();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
+import { expectConfigError } from "./support/config-error.js";
 
 describe("operations configuration", () => {
   it("defaults to no CORS origins, no trusted proxy, metrics on the API port and no readiness delay", () => {
@@ -49,7 +50,6 @@ describe("operations configuration", () => {
     ["METRICS_PORT", { METRICS_PORT: "99999" }],
     ["SHUTDOWN_DELAY_MS", { SHUTDOWN_DELAY_MS: "-1" }],
   ])("rejects a bad %s with a message naming it", (name, env) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration: ${name}: `));
+    expectConfigError(() => loadConfig(env), name);
   });
 });

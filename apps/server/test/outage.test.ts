@@ -1,6 +1,6 @@
 import { ErrorCode } from "@plant-store/contract";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
@@ -50,7 +50,7 @@ describePostgres("a PostgreSQL outage", () => {
       LOG_LEVEL: "info",
     });
     try {
-      const token = mintToken({ secret: TEST_SECRET });
+      const token = signToken({ secret: TEST_SECRET });
       const create = (id: number) =>
         fetch(`${server.baseUrl}/plants`, {
           method: "POST",

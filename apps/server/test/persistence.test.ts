@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestApp } from "./support/test-server.js";
 
@@ -17,18 +16,13 @@ describe("the SQLite store on disk", () => {
     const databaseFile = join(dir, "nested", "folder", "plants.db");
 
     const first = await startTestApp({ databaseFile });
-    const created = await request(first.app)
-      .post("/plants")
-      .set(first.auth)
-      .set("Content-Type", "application/json")
-      .send('{"id": 9223372036854775807, "name": "Oak", "tag": "tree"}');
+    const created = await first.postJson('{"id": 9223372036854775807, "name": "Oak", "tag": "tree"}');
     expect(created.status).toBe(200);
     await first.close();
 
     const second = await startTestApp({ databaseFile });
     try {
-      const send = (json: string) =>
-        request(second.app).post("/plants").set(second.auth).set("Content-Type", "application/json").send(json);
+      const send = second.postJson;
       expect((await send('{"id": 9223372036854775807, "name": "Oak", "tag": "tree"}')).status).toBe(200);
       expect((await send('{"id": 9223372036854775807, "name": "Elm"}')).status).toBe(409);
       expect(second.rows()).toEqual([{ id: 9223372036854775807n, name: "Oak", tag: "tree" }]);

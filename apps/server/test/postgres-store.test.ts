@@ -1,6 +1,5 @@
 import { ErrorCode } from "@plant-store/contract";
 import pg from "pg";
-import request from "supertest";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger } from "../src/logger.js";
@@ -17,10 +16,12 @@ describePostgres("the PostgreSQL store", () => {
   let database: TestDatabase;
   const stores: PostgresPlantStore[] = [];
   const clients: pg.Client[] = [];
+  const servers: { close: () => Promise<void> }[] = [];
   beforeEach(async () => {
     database = await createTestDatabase();
   });
   afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
     await Promise.all(clients.splice(0).map((client) => client.end().catch(() => undefined)));
     await Promise.all(stores.splice(0).map((store) => store.close()));
     await database.drop();
@@ -117,12 +118,9 @@ describePostgres("the PostgreSQL store", () => {
     await blocker.query("INSERT INTO plants (id, name) VALUES (77, 'uncommitted')");
 
     await expect(store.create({ id: 77n, name: "waits" })).rejects.toBeInstanceOf(StoreUnavailableError);
-    const t = appOver(store);
-    const res = await request(t.app)
-      .post("/plants")
-      .set(t.auth)
-      .set("Content-Type", "application/json")
-      .send('{"id": 77, "name": "waits"}');
+    const t = await appOver(store);
+    servers.push(t);
+    const res = await t.postJson('{"id": 77, "name": "waits"}');
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
     expect(res.body).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unavailable; retry the same request" });
@@ -133,12 +131,9 @@ describePostgres("the PostgreSQL store", () => {
   });
 
   it("a NUL in a name is refused as 400 ValidationFailed before it reaches PostgreSQL", async () => {
-    const t = appOver(await open());
-    const res = await request(t.app)
-      .post("/plants")
-      .set(t.auth)
-      .set("Content-Type", "application/json")
-      .send('{"id": 1, "name": "a\\u0000b"}');
+    const t = await appOver(await open());
+    servers.push(t);
+    const res = await t.postJson('{"id": 1, "name": "a\\u0000b"}');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: ErrorCode.ValidationFailed, message: "name: must not contain the NUL character (U+0000)" });
   });

@@ -1,19 +1,15 @@
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capturingLogger } from "./support/log-capture.js";
-import { startTestApp, TEST_SECRET, type TestApp } from "./support/test-server.js";
+import { TEST_SECRET, type TestServerOptions, testApps } from "./support/test-server.js";
 
 // Depending on the platform's dual-stack setup, a loopback client shows as either form.
 const LOOPBACK = expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/);
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
+const testApp = testApps();
 
-async function appWithCapturedLogs(overrides: Parameters<typeof startTestApp>[0] = {}) {
+async function appWithCapturedLogs(overrides: TestServerOptions = {}) {
   const logs = capturingLogger();
-  const app = await startTestApp({ ...overrides, overrides: { logger: logs.logger, ...overrides.overrides } });
-  apps.push(app);
+  const app = await testApp({ ...overrides, overrides: { logger: logs.logger, ...overrides.overrides } });
   const completed = () => logs.lines().filter((line) => line.msg === "request completed");
   return { ...app, logs, completed };
 }
@@ -79,7 +75,7 @@ describe("request logs", () => {
   });
 
   it("take the client address from X-Forwarded-For only when TRUST_PROXY trusts the hop", async () => {
-    const trusting = await appWithCapturedLogs({ overrides: { trustProxy: "loopback" } });
+    const trusting = await appWithCapturedLogs({ env: { TRUST_PROXY: "loopback" } });
     await request(trusting.app).get("/healthz").set("X-Forwarded-For", "203.0.113.7").expect(200);
     expect(trusting.completed()[0]).toMatchObject({ req: { remoteAddress: "203.0.113.7" } });
 

@@ -1,6 +1,6 @@
 import { ErrorCode, INT64_MAX } from "@plant-store/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { TEST_SECRET } from "./support/test-server.js";
@@ -23,7 +23,7 @@ interface Sent {
 describePostgres("three server processes sharing one PostgreSQL", () => {
   let database: TestDatabase;
   let servers: ServerProcess[] = [];
-  const token = mintToken({ secret: TEST_SECRET });
+  const token = signToken({ secret: TEST_SECRET });
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -2,20 +2,12 @@ import { ErrorCode } from "@plant-store/contract";
 import express from "express";
 import helmet from "helmet";
 import request from "supertest";
-import { securityHeaders } from "../src/ops/security-headers.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { securityHeaders } from "../src/edge/security-headers.js";
+import { describe, expect, it } from "vitest";
+import { testApps } from "./support/test-server.js";
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-async function app(corsOrigins?: string[]) {
-  const t = await startTestApp({ overrides: corsOrigins ? { corsOrigins } : {} });
-  apps.push(t);
-  return t;
-}
+const testApp = testApps();
+const app = (corsOrigins?: string[]) => testApp(corsOrigins ? { env: { CORS_ORIGINS: corsOrigins.join(",") } } : {});
 
 describe("security headers", () => {
   it("every response carries helmet's headers and no X-Powered-By", async () => {

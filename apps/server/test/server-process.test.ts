@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const SECRET = "process-test-secret-of-at-least-32-chars";
@@ -47,7 +47,7 @@ describe("the built server run with plain node", () => {
     const databaseFile = join(tempDir(), "deep", "plants.db");
     const server = await startServerProcess({ DATABASE_URL: `file://${databaseFile}`, JWT_SECRET: SECRET });
     running.push(server);
-    const token = mintToken({ secret: SECRET });
+    const token = signToken({ secret: SECRET });
     const res = await createPlant(server.baseUrl, token, '{"id": 2, "name": "Fern"}');
     expect(res.status).toBe(200);
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -64,7 +64,7 @@ describe("the built server run with plain node", () => {
   // 3 s later) rather than close it under a request that may be on its way: more than the default 5 s.
   it("on SIGTERM finishes, closes the store and exits 0", { timeout: 15_000 }, async () => {
     const server = await startServerProcess({ DATABASE_URL: join(tempDir(), "plants.db"), JWT_SECRET: SECRET });
-    const res = await createPlant(server.baseUrl, mintToken({ secret: SECRET }), '{"id": 3, "name": "Ivy"}');
+    const res = await createPlant(server.baseUrl, signToken({ secret: SECRET }), '{"id": 3, "name": "Ivy"}');
     expect(res.status).toBe(200);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const SECRET = "drain-test-secret-of-at-least-32-characters";
-const HEADERS = { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" };
+const HEADERS = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
 /** Keep-alive connections each round's client keeps busy. */
 const CONNECTIONS = 4;
 /** Answers each client must have had before the signal, so every connection is open and reused. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { slowPost } from "./support/slow-request.js";
 
@@ -26,7 +26,7 @@ async function start(env: Record<string, string> = {}) {
   const databaseFile = join(dir, "plants.db");
   const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ...env });
   running.push(server);
-  const headers = { authorization: `Bearer ${mintToken({ secret: SECRET })}`, "content-type": "application/json" };
+  const headers = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
   const storedNames = () => {
     const db = new Database(databaseFile, { readonly: true });
     try {

@@ -64,7 +64,9 @@ afterEach(async () => {
 async function openFixture(file: string, options?: SqliteStoreOptions) {
   const store = await SqlitePlantStore.open(file, options);
   cleanups.push(() => store.close());
-  const { app, auth } = appOver(store);
+  const served = await appOver(store);
+  cleanups.push(() => served.close());
+  const { app, auth } = served;
   return {
     store,
     post: (id: number) =>

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
 import Database from "better-sqlite3";
-import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
@@ -82,17 +81,19 @@ function postgresKind(): StoreKind {
 /** The semantics every PlantStore must have, checked through the HTTP API and the rows really stored. */
 function conformance(kind: StoreKind) {
   let fixture: StoreFixture;
-  let t: ReturnType<typeof appOver>;
+  let t: Awaited<ReturnType<typeof appOver>>;
   beforeAll(() => kind.setUp(), 30_000);
   afterAll(() => kind.tearDown());
   beforeEach(async () => {
     fixture = await kind.fresh();
-    t = appOver(fixture.store);
+    t = await appOver(fixture.store);
   });
-  afterEach(() => kind.release());
+  afterEach(async () => {
+    await t.close();
+    await kind.release();
+  });
 
-  const post = (json: string) =>
-    request(t.app).post("/plants").set(t.auth).set("Content-Type", "application/json").send(json);
+  const post = (json: string) => t.postJson(json);
   const rows = () => fixture.rows();
 
   it("a new id returns 200 with the Plant and stores one row", async () => {

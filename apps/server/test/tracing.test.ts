@@ -4,13 +4,13 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { mintToken } from "../src/auth/mint-token.js";
+import { signToken } from "../src/auth/sign-token.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "./support/otlp-receiver.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const SECRET = "tracing-test-secret-of-at-least-32-chars";
-const TOKEN = mintToken({ secret: SECRET });
+const TOKEN = signToken({ secret: SECRET });
 const SERVER = 2;
 const INTERNAL = 1;
 const CLIENT = 3;
@@ -163,7 +163,7 @@ describe("traced requests", () => {
     expect(malformed.status).toBe(400);
     expect(named(await traceOf(malformed, 3), "validate body").attributes).toMatchObject({ "error.type": "MalformedJson" });
 
-    const forged = await createPlant(plantStore.baseUrl, { token: mintToken({ secret: "another-secret-of-at-least-32-characters" }) });
+    const forged = await createPlant(plantStore.baseUrl, { token: signToken({ secret: "another-secret-of-at-least-32-characters" }) });
     expect(forged.status).toBe(401);
     expect(named(await traceOf(forged, 2), "verify token")).toMatchObject({
       statusCode: ERROR,

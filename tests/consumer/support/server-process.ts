@@ -61,7 +61,7 @@ export async function startServer(options: { corsOrigins?: string[] } = {}): Pro
         reject(new Error(`server exited before listening:\n${out}\n${err}`));
       });
     });
-    const { stdout } = await run(process.execPath, [join(serverDir, "dist/mint-token.js"), "consumer-tests"], {
+    const { stdout } = await run(process.execPath, [join(serverDir, "dist/cli/issue-token.js"), "consumer-tests"], {
       cwd: serverDir,
       env,
     });

@@ -1,8 +1,7 @@
-import { ErrorCode } from "@plant-store/contract";
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
-import { UnauthorizedError } from "../http/http-errors.js";
-import { InvalidTokenError, type TokenVerifier } from "./jwt-verifier.js";
+import { InvalidTokenError, MissingTokenError } from "./auth-errors.js";
+import type { TokenVerifier } from "./jwt-verifier.js";
 
 // RFC 6750 b64token after "Bearer ".
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
@@ -12,17 +11,15 @@ export function bearerAuth(verifier: TokenVerifier): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined || !/^Bearer(\s|$)/i.test(header)) {
-      next(new UnauthorizedError(ErrorCode.MissingToken, "a bearer token is required in the Authorization header"));
+      next(new MissingTokenError());
       return;
     }
     const token = BEARER.exec(header)?.[1];
     if (token === undefined) {
-      next(new UnauthorizedError(ErrorCode.InvalidToken, "token is malformed"));
+      next(new InvalidTokenError("token is malformed"));
       return;
     }
-    const refuse = (error: unknown) => {
-      next(error instanceof InvalidTokenError ? new UnauthorizedError(ErrorCode.InvalidToken, error.message) : error);
-    };
+    const refuse = (error: unknown) => next(error);
     const accept = (claims: JwtPayload) => {
       res.locals.claims = claims;
       next();

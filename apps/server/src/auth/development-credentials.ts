@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mintToken } from "./mint-token.js";
+import { signToken } from "./sign-token.js";
 
 /** A random HS256 secret for one development run, when no JWT_SECRET was configured. */
 export function generateDevelopmentSecret(): string {
@@ -13,7 +13,7 @@ export function developmentBanner(options: {
   issuer?: string | undefined;
   audience?: string | undefined;
 }): string {
-  const token = mintToken({ ...options, expiresInSeconds: 24 * 3600 });
+  const token = signToken({ ...options, expiresInSeconds: 24 * 3600 });
   return [
     "",
     "No JWT_SECRET is set: this development run generated its own secret.",

@@ -1,12 +1,10 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import jwksRsa from "jwks-rsa";
-import { ErrorCode } from "@plant-store/contract";
-import { ServiceUnavailableError } from "../http/http-errors.js";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
+import { IdentityProviderUnavailableError, InvalidTokenError } from "./auth-errors.js";
 import {
   type ClaimOptions,
-  InvalidTokenError,
   type TokenVerifier,
   type VerifyOptions,
   verifyOptions,
@@ -51,7 +49,7 @@ export class JwksVerifier implements TokenVerifier {
     });
   }
 
-  /** The token's claims, or an InvalidTokenError; a JWKS endpoint that cannot be reached is a 503. */
+  /** The token's claims, or an InvalidTokenError; an IdentityProviderUnavailableError when the JWKS endpoint cannot be reached. */
   async verify(token: string): Promise<jwt.JwtPayload> {
     const header = jwt.decode(token, { complete: true })?.header;
     // The header is not yet verified: a kid that is not a string must not reach the key cache.
@@ -75,11 +73,7 @@ export class JwksVerifier implements TokenVerifier {
         throw new InvalidTokenError("token signing key is unknown");
       }
       // The token may well be valid: say the outage is ours and passing, so clients retry instead of failing.
-      throw new ServiceUnavailableError(
-        ErrorCode.IdentityProviderUnavailable,
-        "the identity provider's signing keys cannot be fetched right now; retry later",
-        { retryAfterSeconds: 5, cause: error },
-      );
+      throw new IdentityProviderUnavailableError(error);
     }
   }
 

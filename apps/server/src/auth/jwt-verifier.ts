@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { allowedAlgorithmsForKey, type SupportedAlgorithm } from "./algorithms.js";
+import { InvalidTokenError } from "./auth-errors.js";
 
 /** Checks every verifier applies besides the signature. */
 export interface ClaimOptions {
@@ -13,11 +14,6 @@ export interface ClaimOptions {
 /** Turns a bearer token into its claims; synchronous for a fixed key, a promise when keys are fetched (JWKS). */
 export interface TokenVerifier {
   verify(token: string): jwt.JwtPayload | Promise<jwt.JwtPayload>;
-}
-
-/** Why a token was refused, in words safe to send to the client. */
-export class InvalidTokenError extends Error {
-  override name = "InvalidTokenError";
 }
 
 export type VerifyOptions = jwt.VerifyOptions & { complete?: false; algorithms: SupportedAlgorithm[] };

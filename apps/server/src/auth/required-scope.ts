@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
-import { InsufficientScopeError } from "../http/http-errors.js";
+import { InsufficientScopeError } from "./auth-errors.js";
 
 /**
  * The scopes a token grants: `scope` is a space-separated string (RFC 8693, OAuth 2.0); `scp` is the
@@ -14,7 +14,7 @@ export function grantedScopes(claims: JwtPayload): Set<string> {
   return granted;
 }
 
-/** After bearerAuth: a valid token without every required scope gets 403 insufficient_scope. */
+/** After bearerAuth: a valid token without every required scope is an InsufficientScopeError (403). */
 export function requireScopes(required: readonly string[]): RequestHandler {
   return (_req, res, next) => {
     const granted = grantedScopes(res.locals.claims as JwtPayload);

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { JwtPayload } from "jsonwebtoken";
-import { TooManyRequestsError } from "../http/http-errors.js";
 import type { Logger } from "../logger.js";
+import { RateLimitExceededError } from "./auth-errors.js";
 
 const WINDOW_MS = 60_000;
 
@@ -29,7 +29,7 @@ export function subjectRateLimit(limitPerMinute: number, logger?: Logger): Reque
     handler: (req, _res, next) => {
       const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const retryAfterSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
-      next(new TooManyRequestsError(limitPerMinute, retryAfterSeconds));
+      next(new RateLimitExceededError(limitPerMinute, retryAfterSeconds));
     },
   });
 }

@@ -32,9 +32,6 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
-  /** Verifications answered from the cache, and those that went to the verifier. */
-  hits = 0;
-  misses = 0;
 
   constructor(
     private readonly verifier: ClaimsVerifier<Claims>,
@@ -44,6 +41,9 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
     this.now = options.now ?? Date.now;
   }
+
+  /** Verifications answered from the cache so far (tracing tells a hit from a miss by it). */
+  hits = 0;
 
   get size(): number {
     return this.entries.size;
@@ -60,7 +60,6 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
       }
       this.entries.delete(token);
     }
-    this.misses++;
     const verified = this.verifier.verify(token);
     // A fixed key verifies synchronously; keep that path free of promises (a JWKS lookup is async).
     if (verified instanceof Promise) return verified.then((claims) => this.remember(token, claims, now));

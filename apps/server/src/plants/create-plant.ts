@@ -1,26 +1,13 @@
-import { ErrorCode, plantStoreContract } from "@plant-store/contract";
-import { initServer } from "@ts-rest/express";
-import { ConflictError, ServiceUnavailableError } from "../http/http-errors.js";
+import type { NewPlant, Plant } from "@plant-store/contract";
 import type { PlantStore } from "../store/plant-store.js";
-import { StoreUnavailableError } from "../store/store-unavailable.js";
+import { PlantIdConflictError } from "./plant-id-conflict.js";
 
-/** POST /plants: the contract's NewPlant in, the store's outcome out as the contract's Plant. */
-export function createPlantsRouter(store: PlantStore) {
-  return initServer().router(plantStoreContract, {
-    plants: {
-      create: async ({ body }) => {
-        const outcome = await store.create(body).catch((error: unknown) => {
-          if (!(error instanceof StoreUnavailableError)) throw error;
-          throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unavailable; retry the same request", {
-            retryAfterSeconds: 1,
-            cause: error,
-          });
-        });
-        if (outcome.kind === "conflict") {
-          throw new ConflictError(`a plant with id ${body.id} already exists with a different name or tag`);
-        }
-        return { status: 200, body: outcome.plant };
-      },
-    },
-  });
+/**
+ * Creates a plant, idempotently by id: a new id is stored, the same id with the same data answers the stored
+ * plant again, the same id with other data is a PlantIdConflictError. A StoreUnavailableError passes through.
+ */
+export async function createPlant(store: PlantStore, plant: NewPlant): Promise<Plant> {
+  const outcome = await store.create(plant);
+  if (outcome.kind === "conflict") throw new PlantIdConflictError(plant.id);
+  return outcome.plant;
 }

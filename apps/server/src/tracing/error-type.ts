@@ -1,5 +1,5 @@
 import { errorCodeName } from "@plant-store/contract";
-import { HttpError } from "../http/http-errors.js";
+import { httpErrorFor } from "../errors/http-error-for.js";
 
 /**
  * A failure as OpenTelemetry's error.type: the contract's error name for an answer the server chose
@@ -7,6 +7,7 @@ import { HttpError } from "../http/http-errors.js";
  * error.type must be.
  */
 export function errorTypeOf(error: unknown): string {
-  if (error instanceof HttpError) return errorCodeName(error.code) ?? error.name;
+  const failure = httpErrorFor(error);
+  if (failure) return errorCodeName(failure.code) ?? failure.name;
   return error instanceof Error ? error.name : "_OTHER";
 }

@@ -3,7 +3,6 @@ import { assertNoPoisoning } from "@fast-check/poisoning";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listen } from "../support/listening-server.js";
 import { startTestApp, type TestApp } from "../support/test-server.js";
 import { pollutingBody } from "./support/hostile-requests.js";
 
@@ -16,18 +15,15 @@ const CASES = LONG ? 5_000 : 500;
 const SEED = process.env.RELIABILITY_SEED ? Number(process.env.RELIABILITY_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 let app: TestApp;
-let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
   app = await startTestApp();
-  server = await listen(app.app);
 });
 afterAll(async () => {
-  await server.close();
   await app.close();
 });
 
 const post = (body: string) =>
-  fetch(`${server.baseUrl}/plants`, {
+  fetch(`${app.url}/plants`, {
     method: "POST",
     headers: { ...app.auth, "content-type": "application/json" },
     body,

@@ -3,29 +3,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { createApp } from "../../src/app.js";
-import { createTokenVerifier } from "../../src/auth/create-token-verifier.js";
+import { afterEach } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
-import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
+import { startPlantStore } from "../../src/startup/start-plant-store.js";
 
-/** The app as main.ts wires it from these environment variables, on a real SQLite file in a temp folder. */
+/** The server as main.ts starts it from these environment variables, on a real SQLite file in a temp folder. */
 export async function startConfiguredApp(env: Record<string, string>) {
-  const config = loadConfig(env);
-  const { verifier } = createTokenVerifier(config);
   const dir = mkdtempSync(join(tmpdir(), "plant-store-auth-"));
   const databaseFile = join(dir, "plants.db");
-  const store = await SqlitePlantStore.open(databaseFile);
-  const app = createApp({
-    store,
-    verifier,
-    logger: createLogger("silent"),
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    requiredScopes: config.JWT_REQUIRED_SCOPE,
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-  });
+  const running = await startPlantStore(
+    loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", VALIDATE_RESPONSES: "true", DATABASE_URL: databaseFile, ...env }),
+  );
   return {
-    app,
+    app: running.app,
     /** How many plants the database file holds, read through a separate connection. */
     rowCount(): number {
       const reader = new Database(databaseFile, { readonly: true });
@@ -36,13 +26,31 @@ export async function startConfiguredApp(env: Record<string, string>) {
       }
     },
     async close() {
-      await store.close().catch(() => undefined);
+      await running.shutdown("test finished").catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 export type ConfiguredApp = Awaited<ReturnType<typeof startConfiguredApp>>;
+
+/** The identity provider the PEM and JWKS suites configure, and the claims of a valid token from it. */
+export const IDP_ISSUER = "https://idp.example";
+export const IDP_AUDIENCE = "plant-store";
+export const idpClaims = () => ({ iss: IDP_ISSUER, aud: IDP_AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
+
+/** startConfiguredApp over `base` for a test file: each app started is closed after its test. */
+export function configuredApps(base: Record<string, string>): (env?: Record<string, string>) => Promise<ConfiguredApp> {
+  const started: ConfiguredApp[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  return async (env = {}) => {
+    const app = await startConfiguredApp({ ...base, ...env });
+    started.push(app);
+    return app;
+  };
+}
 
 export type KeyKind = "rsa" | "rsa-pss" | "P-256" | "P-384" | "ed25519";
 

@@ -1,17 +1,11 @@
-import { createApp } from "../../src/app.js";
-import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/mint-token.js";
-import { createLogger } from "../../src/logger.js";
 import type { PlantStore } from "../../src/store/plant-store.js";
-import { TEST_SECRET } from "./test-server.js";
+import { startTestApp } from "./test-server.js";
 
-/** The real app over a given store, with a valid bearer token for it. */
+/**
+ * The real server over a store the test owns, with a valid bearer token for it: `close()` stops the server
+ * and leaves the store open for the test to inspect and close itself.
+ */
 export function appOver(store: PlantStore) {
-  const app = createApp({
-    store,
-    verifier: new JwtVerifier({ secret: TEST_SECRET }),
-    logger: createLogger("silent"),
-    bodyLimitBytes: 1024 * 1024,
-  });
-  return { app, auth: { Authorization: `Bearer ${mintToken({ secret: TEST_SECRET })}` } };
+  const borrowed: PlantStore = { create: (plant) => store.create(plant), ping: () => store.ping(), close: async () => {} };
+  return startTestApp({ overrides: { store: borrowed } });
 }

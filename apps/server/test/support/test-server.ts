@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { type AppDeps, createApp } from "../../src/app.js";
-import { JwtVerifier } from "../../src/auth/jwt-verifier.js";
-import { mintToken } from "../../src/auth/mint-token.js";
-import { createLogger } from "../../src/logger.js";
-import { SqlitePlantStore } from "../../src/store/sqlite/sqlite-plant-store.js";
+import request from "supertest";
+import { afterEach } from "vitest";
+import { signToken } from "../../src/auth/sign-token.js";
+import { loadConfig } from "../../src/config.js";
+import { type PlantStoreOverrides, startPlantStore } from "../../src/startup/start-plant-store.js";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
@@ -16,24 +16,34 @@ export interface TestServerOptions {
   bodyLimitBytes?: number;
   /** Reuse an existing database file (to test persistence across restarts). */
   databaseFile?: string;
-  /** Extra or replaced app dependencies (a capturing logger, metrics, CORS origins, ...). */
-  overrides?: Partial<AppDeps>;
+  /** More configuration, as environment variables (CORS_ORIGINS, TRUST_PROXY, METRICS_PORT, ...). */
+  env?: Record<string, string>;
+  /** Parts to use instead of the configured ones (a capturing logger, metrics to read, a store). */
+  overrides?: PlantStoreOverrides;
 }
 
-/** A real app on a real SQLite file in a fresh temp folder; `close()` removes everything. */
+/**
+ * The server as main.ts starts it (the composition root), on 127.0.0.1 and a free port, over a real SQLite
+ * file in a fresh temp folder, with every response checked against the contract (VALIDATE_RESPONSES):
+ * a test that provokes a response breaking it gets a 500 instead. `close()` shuts it down and removes the files.
+ */
 export async function startTestApp(options: TestServerOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-test-"));
   const databaseFile = options.databaseFile ?? join(dir, "plants.db");
-  const store = await SqlitePlantStore.open(databaseFile);
-  const verifier = new JwtVerifier({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
-  const app = createApp({
-    store,
-    verifier,
-    logger: createLogger("silent"),
-    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
-    ...options.overrides,
-  });
-  const token = mintToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
+  const env: Record<string, string> = {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    VALIDATE_RESPONSES: "true",
+    DATABASE_URL: databaseFile,
+    JWT_SECRET: TEST_SECRET,
+    ...(options.issuer !== undefined && { JWT_ISSUER: options.issuer }),
+    ...(options.audience !== undefined && { JWT_AUDIENCE: options.audience }),
+    ...(options.bodyLimitBytes !== undefined && { BODY_LIMIT_BYTES: String(options.bodyLimitBytes) }),
+    ...options.env,
+  };
+  const running = await startPlantStore(loadConfig(env), options.overrides);
+  const token = signToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
 
   /** The rows actually in the database file, read through a separate connection. */
   const rows = (): { id: bigint; name: string; tag: string | null }[] => {
@@ -46,17 +56,37 @@ export async function startTestApp(options: TestServerOptions = {}) {
   };
 
   return {
-    app,
-    store,
+    ...running,
     token,
     databaseFile,
     rows,
     auth: { Authorization: `Bearer ${token}` },
-    async close(options: { keepFiles?: boolean } = {}) {
-      await store.close().catch(() => undefined);
-      if (!options.keepFiles) rmSync(dir, { recursive: true, force: true });
+    /** POST /plants with this JSON text as the body, exactly as written, and a valid token. */
+    postJson: (json: string) =>
+      request(running.app)
+        .post("/plants")
+        .set("Authorization", `Bearer ${token}`)
+        .set("Content-Type", "application/json")
+        .send(json),
+    async close(closeOptions: { keepFiles?: boolean } = {}) {
+      // A test may have closed the store itself already; the server is closed either way.
+      await running.shutdown("test finished").catch(() => undefined);
+      if (!closeOptions.keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** startTestApp for a test file whose tests start their own servers: each is closed after its test. */
+export function testApps(): (options?: TestServerOptions) => Promise<TestApp> {
+  const started: TestApp[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  return async (options) => {
+    const app = await startTestApp(options);
+    started.push(app);
+    return app;
+  };
+}

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mintToken } from "../../../src/auth/mint-token.js";
+import { signToken } from "../../../src/auth/sign-token.js";
 import { startServerProcess } from "../../support/server-process.js";
 
 const LOG_TAIL_CHARS = 64 * 1024;
@@ -7,7 +7,7 @@ const LOG_TAIL_CHARS = 64 * 1024;
 export const RELIABILITY_SECRET = "reliability-suite-secret-of-at-least-32-chars";
 
 /** A bearer token the servers started here accept. */
-export const reliabilityToken = () => mintToken({ secret: RELIABILITY_SECRET, expiresInSeconds: 3600 });
+export const reliabilityToken = () => signToken({ secret: RELIABILITY_SECRET, expiresInSeconds: 3600 });
 
 export interface BuiltServer {
   child: ChildProcess;
@@ -27,7 +27,7 @@ export interface BuiltServer {
 /** The built server as the reliability suites drive it: the shared process runner plus kill -9. */
 export async function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
   const server = await startServerProcess(
-    { HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, ...env },
+    { HOST: "127.0.0.1", JWT_SECRET: RELIABILITY_SECRET, VALIDATE_RESPONSES: "true", ...env },
     { keepOutputChars: LOG_TAIL_CHARS },
   );
   const { child } = server;

@@ -1,8 +1,8 @@
-import { mintToken } from "./auth/mint-token.js";
-import { loadConfig } from "./config.js";
+import { signToken } from "../auth/sign-token.js";
+import { loadConfig } from "../config.js";
 
 // Prints a bearer token for the configured JWT_SECRET (and JWT_ISSUER/JWT_AUDIENCE).
-// Usage: JWT_SECRET=... node dist/mint-token.js [subject] [expires-in-seconds]
+// Usage: JWT_SECRET=... node dist/cli/issue-token.js [subject] [expires-in-seconds]
 const config = loadConfig();
 if (config.JWT_SECRET === undefined) {
   process.stderr.write("JWT_SECRET is not set: there is no secret to sign a token with\n");
@@ -10,7 +10,7 @@ if (config.JWT_SECRET === undefined) {
 }
 const [subject, expiresIn] = process.argv.slice(2);
 process.stdout.write(
-  `${mintToken({
+  `${signToken({
     secret: config.JWT_SECRET,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
@@ -9,8 +8,6 @@ declare module "node:http" {
   interface IncomingMessage {
     /** This request's id: the caller's X-Request-Id when it is safe to log, else a new UUID. */
     id: string;
-    /** The server's logger bound to this request's id, for other lines about it (made on first use). */
-    log: Logger;
   }
 }
 
@@ -39,15 +36,7 @@ function levelFor(status: number): "error" | "warn" | "info" {
  * Written by hand rather than with pino-http, which builds two child loggers and three listeners per
  * request: this costs one listener and one log call (measured A/B under wrk; see docs/benchmarks.md).
  */
-export function requestLogging(logger: Logger, requestPrototype: object): RequestHandler {
-  // `req.log` is made only when a line about the request is logged (errors, mostly): a child logger
-  // per request would be built for every request and used by few.
-  Object.defineProperty(requestPrototype, "log", {
-    configurable: true,
-    get(this: IncomingMessage) {
-      return logger.child({ req: { id: this.id } });
-    },
-  });
+export function requestLogging(logger: Logger): RequestHandler {
   // The access line has a fixed shape with no headers in it, so searching it for redact paths is wasted work.
   const accessLog = logger.child({}, { redact: [] });
 

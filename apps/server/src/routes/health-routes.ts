@@ -1,15 +1,17 @@
 import { ErrorCode } from "@plant-store/contract";
 import { Router } from "express";
-import { ServiceUnavailableError } from "../http/http-errors.js";
+import { ServiceUnavailableError } from "../errors/http-errors.js";
+import type { Logger } from "../logger.js";
+import { requestLogger } from "../request-logger.js";
+import type { Lifecycle } from "../ops/lifecycle.js";
 import type { PlantStore } from "../store/plant-store.js";
-import type { Lifecycle } from "./lifecycle.js";
 
 /**
  * GET /healthz: the process is alive and serving (restart it only when this fails).
  * GET /readyz: it should get traffic: not shutting down and its store answers; else 503 with an Error body.
  * Both are unauthenticated so load balancers and orchestrators can probe them.
  */
-export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle }): Router {
+export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle; logger: Logger }): Router {
   const router = Router();
   router.use(["/healthz", "/readyz"], (_req, res, next) => {
     res.set("Cache-Control", "no-store");
@@ -19,12 +21,12 @@ export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle }):
     res.json({ status: "ok" });
   });
   router.get("/readyz", async (req, res) => {
-    if (deps.lifecycle.shuttingDown) throw new ServiceUnavailableError(ErrorCode.ShuttingDown, "the server is shutting down");
+    if (deps.lifecycle.shuttingDown) throw new ServiceUnavailableError(ErrorCode.ShuttingDown, "the server is shutting down", 1);
     try {
       await deps.store.ping();
     } catch (err) {
-      req.log.warn({ err }, "readiness check: store unreachable");
-      throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unreachable", { retryAfterSeconds: 1 });
+      requestLogger(deps.logger, req).warn({ err }, "readiness check: store unreachable");
+      throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unreachable", 1);
     }
     res.json({ status: "ready" });
   });

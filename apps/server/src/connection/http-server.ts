@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
-import { answerClientErrors } from "./client-errors.js";
-import { expressPrototypes } from "./express-prototypes.js";
+import { answerClientErrors } from "./connection-errors.js";
+import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
-import { markRequestStart, millisecondsSinceStart } from "../http/request-timing.js";
-import { routeLabel } from "../http/route-label.js";
-import type { Metrics } from "./metrics.js";
+import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
+import { routeLabel } from "./route-label.js";
+import type { Metrics } from "../ops/metrics.js";
 
 /**
  * Counts and times every request once its response is finished. A connection that closes before that

@@ -1,7 +1,7 @@
 import { createSecretKey } from "node:crypto";
 import jwt from "jsonwebtoken";
 
-export interface MintTokenOptions {
+export interface SignTokenOptions {
   secret: string;
   subject?: string;
   issuer?: string | undefined;
@@ -10,7 +10,7 @@ export interface MintTokenOptions {
 }
 
 /** Signs an HS256 bearer token the server accepts (for development, curl and tests). */
-export function mintToken(options: MintTokenOptions): string {
+export function signToken(options: SignTokenOptions): string {
   return jwt.sign({}, createSecretKey(Buffer.from(options.secret, "utf8")), {
     algorithm: "HS256",
     subject: options.subject ?? "plant-store-dev",

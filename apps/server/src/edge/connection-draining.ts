@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from "express";
-import type { Lifecycle } from "./lifecycle.js";
+import type { Lifecycle } from "../ops/lifecycle.js";
 
 /**
  * Once shutdown has begun, every answer asks its client to close the connection (`Connection: close`), and

@@ -1,9 +1,9 @@
-import type { Config } from "../config.js";
-import { ConfigError } from "../config.js";
-import { generateDevelopmentSecret } from "./development-credentials.js";
-import { JwksVerifier } from "./jwks-verifier.js";
-import { JwtVerifier, type TokenVerifier } from "./jwt-verifier.js";
-import { loadPublicKey } from "./public-key.js";
+import { KeySetupError } from "../auth/auth-errors.js";
+import { generateDevelopmentSecret } from "../auth/development-credentials.js";
+import { JwksVerifier } from "../auth/jwks-verifier.js";
+import { JwtVerifier, type TokenVerifier } from "../auth/jwt-verifier.js";
+import { loadPublicKey } from "../auth/public-key.js";
+import { type Config, ConfigError } from "../config.js";
 
 type AuthConfig = Pick<
   Config,
@@ -47,7 +47,7 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
   const developmentSecret =
     usesPublicKey || config.JWT_SECRET !== undefined ? undefined : generateDevelopmentSecret();
   const keySource = usesPublicKey
-    ? { key: loadPublicKey(config) }
+    ? { key: publicKeyFrom(config) }
     : { secret: config.JWT_SECRET ?? (developmentSecret as string) };
   let verifier: JwtVerifier;
   try {
@@ -57,4 +57,14 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
     throw new ConfigError(`invalid configuration: JWT_ALGORITHMS: ${(error as Error).message}`);
   }
   return developmentSecret === undefined ? { verifier } : { verifier, developmentSecret };
+}
+
+/** The configured PEM public key; auth's KeySetupError becomes the ConfigError that stops the start. */
+function publicKeyFrom(config: AuthConfig) {
+  try {
+    return loadPublicKey(config);
+  } catch (error) {
+    if (error instanceof KeySetupError) throw new ConfigError(`invalid configuration: ${error.variable}: ${error.message}`);
+    throw error;
+  }
 }

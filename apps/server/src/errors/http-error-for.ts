@@ -1,0 +1,48 @@
+import { ErrorCode } from "@plant-store/contract";
+import {
+  IdentityProviderUnavailableError,
+  InsufficientScopeError,
+  InvalidTokenError,
+  MissingTokenError,
+  RateLimitExceededError,
+} from "../auth/auth-errors.js";
+import { PlantIdConflictError } from "../plants/plant-id-conflict.js";
+import { StoreUnavailableError } from "../store/store-unavailable.js";
+import {
+  ConflictError,
+  ForbiddenError,
+  HttpError,
+  MalformedRequestError,
+  RequestHeadersTooLargeError,
+  RequestTimeoutError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  UnauthorizedError,
+} from "./http-errors.js";
+
+/**
+ * The one place a domain error (auth, plants, store) becomes the HTTP failure a client sees; undefined for
+ * anything unexpected, which the error handler answers with a generic 500.
+ */
+export function httpErrorFor(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof MissingTokenError) return new UnauthorizedError(ErrorCode.MissingToken, error.message);
+  if (error instanceof InvalidTokenError) return new UnauthorizedError(ErrorCode.InvalidToken, error.message);
+  if (error instanceof InsufficientScopeError) return new ForbiddenError(error.requiredScopes);
+  if (error instanceof RateLimitExceededError) return new TooManyRequestsError(error.limitPerMinute, error.retryAfterSeconds);
+  if (error instanceof PlantIdConflictError) return new ConflictError(error.message);
+  if (error instanceof StoreUnavailableError) {
+    return new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unavailable; retry the same request", 1, error);
+  }
+  if (error instanceof IdentityProviderUnavailableError) {
+    return new ServiceUnavailableError(ErrorCode.IdentityProviderUnavailable, error.message, 5, error.cause);
+  }
+  return undefined;
+}
+
+/** The failure a client caused below Express: Node's parser or its timeouts rejected the connection. */
+export function httpErrorForClientError(code: string | undefined): HttpError {
+  if (code === "HPE_HEADER_OVERFLOW") return new RequestHeadersTooLargeError();
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return new RequestTimeoutError();
+  return new MalformedRequestError();
+}

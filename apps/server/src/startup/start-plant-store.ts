@@ -1,0 +1,126 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import { createApp } from "../app.js";
+import { type Config, tracesExport } from "../config.js";
+import { createHttpServer } from "../connection/http-server.js";
+import { createLogger, type Logger } from "../logger.js";
+import { gracefulShutdown } from "../ops/graceful-shutdown.js";
+import { Lifecycle } from "../ops/lifecycle.js";
+import { createMetrics, type Metrics } from "../ops/metrics.js";
+import { createMetricsServer } from "./metrics-server.js";
+import { databaseSystem, describeDatabase, openStore } from "../store/open-store.js";
+import type { PlantStore } from "../store/plant-store.js";
+import { loadTracing } from "../tracing/load-tracing.js";
+import { createTokenVerifier } from "./token-verifier-from-config.js";
+
+/** Parts a caller supplies instead of the ones the configuration would make (tests, mostly). */
+export interface PlantStoreOverrides {
+  /** Instead of a logger at LOG_LEVEL on stdout (tests capture the lines). */
+  logger?: Logger;
+  /** Instead of the store DATABASE_URL names (the store conformance suite brings its own). */
+  store?: PlantStore;
+  /** Instead of a fresh registry (tests read the metrics directly). */
+  metrics?: Metrics;
+}
+
+export interface RunningPlantStore {
+  /** Where the API listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+  /** Where GET /metrics listens when METRICS_PORT is set. */
+  metricsUrl?: string;
+  app: Express;
+  server: Server;
+  metricsServer?: Server;
+  store: PlantStore;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+  logger: Logger;
+  /** Set when no key source was configured and this development run made up its own HS256 secret. */
+  developmentSecret?: string;
+  /** The graceful shutdown sequence (readiness 503, drain, close the store); runs once however often called. */
+  shutdown: (signal?: string) => Promise<void>;
+}
+
+/**
+ * The composition root: turns a validated configuration into the running server (store, app, HTTP server,
+ * metrics server, shutdown). main.ts, the test helpers and, through main, the benchmark all start it here.
+ */
+export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
+  const metrics = overrides.metrics ?? createMetrics();
+  // Before the store opens (see load-tracing.ts); undefined, and nothing of the SDK loaded, unless configured.
+  const tracing = await loadTracing(tracesExport(config), metrics.registry);
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
+  tracing?.logTo(logger);
+  const { verifier, developmentSecret } = createTokenVerifier(config);
+  const openedStore = overrides.store ?? (await openStore(config, logger));
+  const store = tracing?.traceStore(openedStore, databaseSystem(config.DATABASE_URL)) ?? openedStore;
+  const lifecycle = new Lifecycle();
+  const app = createApp({
+    store,
+    verifier,
+    logger,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    requiredScopes: config.JWT_REQUIRED_SCOPE,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics,
+    lifecycle,
+    corsOrigins: config.CORS_ORIGINS,
+    trustProxy: config.TRUST_PROXY,
+    serveMetrics: config.METRICS_PORT === undefined,
+    validateResponses: config.VALIDATE_RESPONSES,
+    tracing,
+  });
+
+  const server = createHttpServer(app, config, logger);
+  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, logger);
+  let url: string;
+  let metricsUrl: string | undefined;
+  try {
+    url = await listen(server, config.PORT, config.HOST);
+    if (metricsServer) metricsUrl = `${await listen(metricsServer, config.METRICS_PORT ?? 0, config.METRICS_HOST ?? config.HOST)}/metrics`;
+  } catch (error) {
+    server.close();
+    metricsServer?.close();
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  logger.info({ url, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
+  if (metricsUrl !== undefined) logger.info({ metricsUrl }, "metrics listening");
+
+  const shutdown = gracefulShutdown({
+    server,
+    auxiliaryServers: metricsServer ? [metricsServer] : [],
+    store,
+    lifecycle,
+    logger,
+    delayMs: config.SHUTDOWN_DELAY_MS,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    tracing,
+  });
+  return {
+    url,
+    ...(metricsUrl !== undefined && { metricsUrl }),
+    app,
+    server,
+    ...(metricsServer !== undefined && { metricsServer }),
+    store,
+    metrics,
+    lifecycle,
+    logger,
+    ...(developmentSecret !== undefined && { developmentSecret }),
+    shutdown: (signal = "shutdown") => shutdown(signal),
+  };
+}
+
+/** Listens and resolves with the server's URL, or rejects with the listen error (a port in use). */
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const { address, port: bound } = server.address() as AddressInfo;
+      resolve(`http://${address.includes(":") ? `[${address}]` : address}:${bound}`);
+    });
+  });
+}
