@@ -1,5 +1,5 @@
 import { errorCodeName } from "@plant-store/contract";
-import { httpErrorFor } from "../errors/http-error-for.js";
+import { HttpError } from "../errors/http-errors.js";
 
 /**
  * A failure as OpenTelemetry's error.type: the contract's error name for an answer the server chose
@@ -7,7 +7,6 @@ import { httpErrorFor } from "../errors/http-error-for.js";
  * error.type must be.
  */
 export function errorTypeOf(error: unknown): string {
-  const failure = httpErrorFor(error);
-  if (failure) return errorCodeName(failure.code) ?? failure.name;
+  if (error instanceof HttpError) return errorCodeName(error.code) ?? error.name;
   return error instanceof Error ? error.name : "_OTHER";
 }
