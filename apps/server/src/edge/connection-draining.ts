@@ -4,7 +4,7 @@ import type { Lifecycle } from "../ops/lifecycle.js";
 /**
  * Once shutdown has begun, every answer asks its client to close the connection (`Connection: close`), and
  * Node closes it once the answer is sent: a keep-alive connection ends right after its next answer, never
- * while a request may be on its way (see stop-accepting.ts), and the client reconnects elsewhere. Answers
+ * while a request may be on its way (see runtime-internals/stop-accepting.ts), and the client reconnects elsewhere. Answers
  * to requests already being handled when shutdown begins say so too, as long as their headers are unsent.
  */
 export function connectionDraining(lifecycle: Lifecycle): RequestHandler {

@@ -4,7 +4,7 @@ import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
 import type { Tracing } from "../tracing/tracing.js";
 import type { Lifecycle } from "./lifecycle.js";
-import { stopAccepting } from "./stop-accepting.js";
+import { stopAccepting } from "../runtime-internals/stop-accepting.js";
 
 export interface ShutdownDeps {
   /** The API server: drained. */
