@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { errorSchemas } from "./error-responses.js";
+import type { RouteDocs } from "./route-docs.js";
 import { NewPlantSchema, PlantSchema } from "./schemas.js";
 
 const c = initContract();
@@ -13,6 +14,12 @@ export const plantStoreContract = c.router(
         path: "/plants",
         summary: "Create a plant",
         description: "Creates a new plant in the store.",
+        metadata: {
+          docs: {
+            requestBody: "The plant to create",
+            responses: { 200: "The plant as stored (also for an identical replay of the same id)" },
+          } satisfies RouteDocs,
+        },
         body: NewPlantSchema,
         // Every status the route can answer; each error status carries only its own codes (error-responses.ts).
         responses: {

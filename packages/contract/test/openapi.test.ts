@@ -1,17 +1,42 @@
+import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../src/openapi.js";
 
 const document = buildOpenApiDocument();
-const createPlant = document.paths["/plants"]?.post;
+/** Every key used anywhere in the document, for checks that no OpenAPI 3.0-only form slipped in. */
+const keysIn = (value: unknown): string[] =>
+  value && typeof value === "object"
+    ? Object.entries(value).flatMap(([key, child]) => [key, ...keysIn(child)])
+    : [];
+const createPlant = document.paths?.["/plants"]?.post;
 
 describe("the OpenAPI document generated from the contract", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(document));
+    const result = await validator.validate(JSON.parse(JSON.stringify(document)));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
+  });
+
+  it("uses JSON Schema 2020-12 forms, none of OpenAPI 3.0's own", () => {
+    const keys = new Set(keysIn(document.components?.schemas));
+    for (const key of ["nullable", "example", "x-nullable"]) expect(keys).not.toContain(key);
+  });
+
+  it("lists the server's base URL when one is given", () => {
+    expect(document.servers).toBeUndefined();
+    expect(buildOpenApiDocument({ serverUrl: "https://plants.example.com" }).servers).toEqual([
+      { url: "https://plants.example.com" },
+    ]);
+  });
+
+  it("is committed as openapi.json, so an API change shows in review (pnpm generate:openapi rewrites it)", () => {
+    const committed = readFileSync(new URL("../openapi.json", import.meta.url), "utf8");
+    expect(committed, "openapi.json differs from the contract: run pnpm --filter @plant-store/contract generate:openapi").toBe(
+      `${JSON.stringify(document, null, 2)}\n`,
+    );
   });
 
   it("carries the spec's title, version 1.0.0 and MIT license", () => {
@@ -60,11 +85,11 @@ describe("the OpenAPI document generated from the contract", () => {
       required: true,
       content: { "application/json": { schema: { $ref: "#/components/schemas/NewPlant" } } },
     });
-    expect(createPlant?.responses["200"].content["application/json"].schema).toEqual({
+    expect(createPlant?.responses?.["200"].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/Plant",
     });
     for (const status of ["400", "401", "403", "409", "413", "429", "500", "503"]) {
-      expect(createPlant?.responses[status].content["application/json"].schema).toEqual({
+      expect(createPlant?.responses?.[status].content["application/json"].schema).toEqual({
         $ref: "#/components/schemas/Error",
       });
     }
