@@ -1,0 +1,44 @@
+import { type Change, isBreaking } from "./change.js";
+
+/** A package's release type in the pending changesets' plan ("none" when no changeset releases it). */
+export type PlannedRelease = "major" | "minor" | "patch" | "none";
+
+/** The published packages that must be released with every change to the API. */
+export const CONTRACT_PACKAGES = ["@plant-store/contract", "@plant-store/client"] as const;
+
+export interface Verdict {
+  readonly ok: boolean;
+  /** One line saying why it passes or fails. */
+  readonly reason: string;
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/**
+ * Whether the pending changesets release the API's changes as they must be: a breaking change needs a
+ * major release of the contract and of the client (released with it), any change needs a changeset.
+ */
+export function judgeRelease(changes: readonly Change[], planned: Readonly<Record<string, PlannedRelease>>): Verdict {
+  const releases = CONTRACT_PACKAGES.map((name) => `${name} (${planned[name] ?? "none"})`).join(" and ");
+  if (changes.length === 0) {
+    return { ok: true, reason: "The OpenAPI document is unchanged since the last release." };
+  }
+  const breaking = changes.filter(isBreaking).length;
+  if (breaking > 0) {
+    const notMajor = CONTRACT_PACKAGES.filter((name) => planned[name] !== "major");
+    if (notMajor.length > 0) {
+      return {
+        ok: false,
+        reason: `${count(breaking, "breaking change")} pending without a major changeset for ${notMajor.join(" and ")}; the plan releases ${releases}. Add one with \`pnpm changeset\`.`,
+      };
+    }
+    return { ok: true, reason: `${count(breaking, "breaking change")} released as major by the pending changesets: ${releases}.` };
+  }
+  if ((planned[CONTRACT_PACKAGES[0]] ?? "none") === "none") {
+    return {
+      ok: false,
+      reason: `The OpenAPI document changed (${count(changes.length, "compatible change")}) with no changeset for ${CONTRACT_PACKAGES[0]}. Add one with \`pnpm changeset\`.`,
+    };
+  }
+  return { ok: true, reason: `${count(changes.length, "compatible change")} released by the pending changesets: ${releases}.` };
+}
