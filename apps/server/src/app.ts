@@ -48,6 +48,8 @@ export interface AppDeps {
   tracing?: Tracing | undefined;
   /** Check every response against the contract (VALIDATE_RESPONSES); off when omitted. */
   validateResponses?: boolean;
+  /** The API's public base URL (PUBLIC_URL), listed as the server in GET /openapi.json. */
+  publicUrl?: string | undefined;
 }
 
 /**
@@ -89,7 +91,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(healthRoutes({ store, lifecycle, logger: deps.logger }));
   if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
-  app.use(apiDocsRoutes());
+  app.use(apiDocsRoutes(deps.publicUrl));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

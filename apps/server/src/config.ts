@@ -14,6 +14,13 @@ const isTrustworthyJwksUrl = (value: string) => {
   return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
 };
 
+// The public base URL is what clients put before /plants: a scheme they can call, nothing after the path.
+const isBaseUrl = (value: string) => {
+  if (!URL.canParse(value)) return true; // z.string().url() reports that one
+  const url = new URL(value);
+  return ["http:", "https:"].includes(url.protocol) && url.search === "" && url.hash === "";
+};
+
 const algorithmList = z.string().transform((value, ctx) => {
   const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
   const unknown = names.filter((name) => !(SUPPORTED_ALGORITHMS as readonly string[]).includes(name));
@@ -106,6 +113,16 @@ const EnvSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).optional()),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.
   VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
+  // The API's public base URL (the spec's {base_url}), listed as the server in GET /openapi.json.
+  PUBLIC_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .url()
+      .refine(isBaseUrl, "must be an absolute http:// or https:// URL without query or fragment")
+      .transform((value) => value.replace(/\/+$/, ""))
+      .optional(),
+  ),
 });
 
 /**

@@ -13,6 +13,13 @@ describe("API docs", () => {
     expect(res.headers["content-type"]).toMatch(/^application\/json/);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
     expect(res.body.paths["/plants"].post).toBeDefined();
+    expect(res.body.servers).toBeUndefined();
+  });
+
+  it("GET /openapi.json lists PUBLIC_URL as the API's server when it is configured", async () => {
+    const t = await app({ env: { PUBLIC_URL: "https://plants.example.com" } });
+    const res = await request(t.app).get("/openapi.json");
+    expect(res.body.servers).toEqual([{ url: "https://plants.example.com" }]);
   });
 
   it("GET /docs serves an HTML page that loads only same-origin scripts and styles", async () => {

@@ -42,7 +42,15 @@ describe("operations configuration", () => {
     });
   });
 
+  it("reads PUBLIC_URL as the API's base URL, without a trailing slash", () => {
+    expect(loadConfig({}).PUBLIC_URL).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: "https://plants.example.com/api/" }).PUBLIC_URL).toBe("https://plants.example.com/api");
+  });
+
   it.each([
+    ["PUBLIC_URL", { PUBLIC_URL: "plants.example.com" }],
+    ["PUBLIC_URL", { PUBLIC_URL: "ftp://plants.example.com" }],
+    ["PUBLIC_URL", { PUBLIC_URL: "https://plants.example.com/?v=1" }],
     ["CORS_ORIGINS", { CORS_ORIGINS: "*" }],
     ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/path" }],
     ["TRUST_PROXY", { TRUST_PROXY: "yes please" }],

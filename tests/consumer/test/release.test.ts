@@ -76,6 +76,13 @@ describe("a release through changesets into a real registry", () => {
     expect(existsSync(join(clone, ".changeset/release-test.md"))).toBe(false);
   });
 
+  it("version-packages makes this release's OpenAPI document the baseline pnpm contract:check compares with", () => {
+    const contract = join(clone, "packages/contract");
+    expect(readFileSync(join(contract, "openapi.released.json"), "utf8")).toBe(
+      readFileSync(join(contract, "openapi.json"), "utf8"),
+    );
+  });
+
   it("publishes contract and client at that version, with no workspace: range in any published manifest", async () => {
     for (const name of PUBLISHED) {
       const packument = await registry.packument(name);

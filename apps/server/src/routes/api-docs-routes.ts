@@ -27,11 +27,12 @@ const PAGE = `<!doctype html>
 const INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });\n`;
 
 /**
- * GET /openapi.json: the document generated from the contract. GET /docs: Swagger UI over it, served
- * from the installed swagger-ui-dist package (no CDN), so it works offline and under a strict CSP.
+ * GET /openapi.json: the document generated from the contract, with `serverUrl` (PUBLIC_URL) as its server
+ * when set. GET /docs: Swagger UI over it, served from the installed swagger-ui-dist package (no CDN), so it
+ * works offline and under a strict CSP.
  */
-export function apiDocsRoutes(): Router {
-  const document = buildOpenApiDocument();
+export function apiDocsRoutes(serverUrl?: string): Router {
+  const document = buildOpenApiDocument({ serverUrl });
   const router = Router();
   router.get("/openapi.json", (_req, res) => {
     res.json(document);

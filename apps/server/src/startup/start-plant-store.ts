@@ -70,6 +70,7 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     serveMetrics: config.METRICS_PORT === undefined,
     validateResponses: config.VALIDATE_RESPONSES,
     tracing,
+    publicUrl: config.PUBLIC_URL,
   });
 
   const server = createHttpServer(app, config, logger);
