@@ -50,6 +50,8 @@ beforeAll(async () => {
     join(clone, ".changeset/release-test.md"),
     '---\n"@plant-store/contract": patch\n"@plant-store/client": patch\n---\n\nRelease test.\n',
   );
+  // An older released OpenAPI document, so the refresh of the baseline by version-packages shows.
+  writeFileSync(join(clone, "packages/contract/openapi.released.json"), '{ "openapi": "3.1.0" }\n');
   await pnpmInClone(["run", "version-packages"], { ...env, npm_config_registry: upstreamRegistry });
   releasedVersion = JSON.parse(readFileSync(join(clone, "packages/client/package.json"), "utf8")).version;
   await pnpmInClone(["run", "build"], env);
