@@ -7,24 +7,16 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
+import { errorResponse, isErrorStatus, successResponse } from "./openapi-responses.js";
 import type { RouteDocs } from "./route-docs.js";
 import { plantStoreContract } from "./router.js";
+import { ErrorSchema, NewPlantSchema, PlantSchema } from "./schemas.js";
 
 /** Options for {@link buildOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
   /** The API's base URL (the spec's `{base_url}`), listed as the document's one server when given. */
   serverUrl?: string;
 }
-
-const responseDescriptions: Record<string, string> = {
-  "400": "An unexpected error: the request is not a valid NewPlant call",
-  "401": "Missing or invalid bearer token",
-  "403": "The token lacks the required scope",
-  "409": "A plant with this id exists with different data",
-  "413": "The request body is too large",
-  "429": "Too many requests for this token's subject; retry after the Retry-After seconds",
-  "500": "An unexpected failure on the server",
-};
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the contract by zod-openapi (JSON Schema 2020-12
@@ -43,6 +35,8 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): oas3
     ...(options.serverUrl !== undefined && { servers: [{ url: options.serverUrl }] }),
     paths: pathsOf(plantStoreContract),
     components: {
+      // Listed up front so each is one component, and each status's Error body an allOf over it.
+      schemas: { Plant: PlantSchema, NewPlant: NewPlantSchema, Error: ErrorSchema },
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
     },
   });
@@ -82,13 +76,14 @@ function operationOf(route: AppRoute, keys: string[]): ZodOpenApiOperationObject
       },
     }),
     responses: Object.fromEntries(
-      Object.entries(route.responses).map(([status, schema]) => [
-        status,
-        {
-          description: docs?.responses[Number(status)] ?? responseDescriptions[status] ?? status,
-          content: { "application/json": { schema: zodSchema(schema, keys, status) } },
-        },
-      ]),
+      Object.entries(route.responses).map(([key, schema]) => {
+        const status = Number(key);
+        const body = zodSchema(schema, keys, key);
+        if (isErrorStatus(status) && body instanceof z.ZodObject) return [key, errorResponse(status, body)];
+        const description = docs?.responses[status];
+        if (status < 400 && description) return [key, successResponse(description, body)];
+        throw new Error(`${keys.join(".")} ${key}: no description (metadata.docs or the error-response table)`);
+      }),
     ) as ZodOpenApiResponsesObject,
   };
 }

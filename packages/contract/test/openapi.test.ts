@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { ErrorCode, type ErrorStatus, errorResponses, plantStoreContract, responseHeaders } from "../src/index.js";
 import { buildOpenApiDocument } from "../src/openapi.js";
 
 const document = buildOpenApiDocument();
@@ -21,7 +22,7 @@ describe("the OpenAPI document generated from the contract", () => {
   });
 
   it("uses JSON Schema 2020-12 forms, none of OpenAPI 3.0's own", () => {
-    const keys = new Set(keysIn(document.components?.schemas));
+    const keys = new Set(keysIn(document));
     for (const key of ["nullable", "example", "x-nullable"]) expect(keys).not.toContain(key);
   });
 
@@ -88,10 +89,54 @@ describe("the OpenAPI document generated from the contract", () => {
     expect(createPlant?.responses?.["200"].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/Plant",
     });
+    // Each error body is an Error whose `error` is narrowed to the status's codes (see below).
     for (const status of ["400", "401", "403", "409", "413", "429", "500", "503"]) {
-      expect(createPlant?.responses?.[status].content["application/json"].schema).toEqual({
-        $ref: "#/components/schemas/Error",
-      });
+      expect(createPlant?.responses?.[status].content["application/json"].schema.allOf).toEqual([
+        { $ref: "#/components/schemas/Error" },
+      ]);
     }
+  });
+});
+
+describe("the responses, rendered from the error-response table", () => {
+  const responses = createPlant?.responses ?? {};
+  const declared = Object.keys(plantStoreContract.plants.create.responses);
+
+  it("declares every status the route declares, each with a real description", () => {
+    expect(Object.keys(responses)).toEqual(declared);
+    for (const [status, response] of Object.entries(responses)) {
+      expect(response.description, status).not.toMatch(/^\d+$/);
+      if (status !== "200") expect(response.description).toBe(errorResponses[Number(status) as ErrorStatus].description);
+    }
+  });
+
+  it("lists each error status's codes as an enum, named in x-enum-varnames", () => {
+    expect(responses["409"].content["application/json"].schema.properties.error).toMatchObject({
+      type: "integer",
+      format: "int32",
+      enum: [ErrorCode.PlantIdConflict],
+      "x-enum-varnames": ["PlantIdConflict"],
+    });
+    for (const status of declared.filter((status) => status !== "200")) {
+      const { codes } = errorResponses[Number(status) as ErrorStatus];
+      const error = responses[status].content["application/json"].schema.properties.error;
+      expect(error.enum, status).toEqual(codes.map((name) => ErrorCode[name]));
+      expect(error["x-enum-varnames"], status).toEqual(codes);
+    }
+  });
+
+  it("sends X-Request-Id on every response, WWW-Authenticate on 401/403, Retry-After on 429/503, RateLimit on 429", () => {
+    const headers = (status: string) => Object.keys(responses[status].headers ?? {});
+    for (const status of declared) expect(headers(status), status).toContain("X-Request-Id");
+    expect(headers("401")).toContain("WWW-Authenticate");
+    expect(headers("403")).toContain("WWW-Authenticate");
+    expect(headers("429")).toEqual(["X-Request-Id", "Retry-After", "RateLimit", "RateLimit-Policy"]);
+    expect(headers("503")).toEqual(["X-Request-Id", "Retry-After"]);
+    expect(responses["429"].headers?.["Retry-After"]).toEqual({ $ref: "#/components/headers/Retry-After" });
+    expect(document.components?.headers?.["Retry-After"]).toEqual({
+      description: responseHeaders["Retry-After"],
+      required: true,
+      schema: { type: "integer", minimum: 0 },
+    });
   });
 });
