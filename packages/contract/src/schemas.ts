@@ -38,6 +38,8 @@ export const PlantSchema = z
 /**
  * The body of POST /plants: a Plant plus the client-chosen id.
  * The id is an int64 on the wire, so it is a bigint here: a JS number cannot hold every int64.
+ * Plant's fields are spread rather than `.extend()`ed so the document lists NewPlant's fields flat, as the spec
+ * does (zod-openapi writes an extended schema as an allOf over its base).
  */
 export const NewPlantSchema = z
   .object({
