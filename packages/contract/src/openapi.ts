@@ -72,7 +72,12 @@ function operationOf(route: AppRoute, keys: string[]): ZodOpenApiOperationObject
       requestBody: {
         description: docs?.requestBody,
         required: true,
-        content: { "application/json": { schema: zodSchema(route.body, keys, "body") } },
+        content: {
+          "application/json": {
+            schema: zodSchema(route.body, keys, "body"),
+            ...(docs?.requestExample !== undefined && { examples: { plant: { value: docs.requestExample } } }),
+          },
+        },
       },
     }),
     responses: Object.fromEntries(

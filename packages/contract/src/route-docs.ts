@@ -5,5 +5,7 @@
  */
 export interface RouteDocs {
   readonly requestBody?: string;
+  /** A request body as JSON (ids as plain numbers), shown by the document and Swagger UI's "Try it out". */
+  readonly requestExample?: unknown;
   readonly responses: Readonly<Record<number, string>>;
 }

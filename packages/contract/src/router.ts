@@ -17,6 +17,7 @@ export const plantStoreContract = c.router(
         metadata: {
           docs: {
             requestBody: "The plant to create",
+            requestExample: { id: 1, name: "Monstera", tag: "tropical" },
             responses: { 200: "The plant as stored (also for an identical replay of the same id)" },
           } satisfies RouteDocs,
         },

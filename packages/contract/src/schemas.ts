@@ -33,7 +33,7 @@ export const PlantSchema = z
     name: text("The name of the plant"),
     tag: text("Tag that specifies the type of the plant").optional(),
   })
-  .openapi({ ref: "Plant", title: "Plant" });
+  .openapi({ ref: "Plant", title: "Plant", examples: [{ name: "Monstera", tag: "tropical" }] });
 
 /**
  * The body of POST /plants: a Plant plus the client-chosen id.
