@@ -1,5 +1,5 @@
 import { z } from "zod";
-// Adds zod's `.openapi()` (metadata only, ~3 KB; the generator is in zod-openapi's main entry, imported by
+// Adds zod's `.openapi()` (metadata only, 1.4 KB minified; the generator is in zod-openapi's main entry, imported by
 // ./openapi.ts alone), so each schema states its OpenAPI title, format and pattern where it is defined.
 import "zod-openapi/extend";
 
