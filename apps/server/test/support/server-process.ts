@@ -1,7 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+// Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
+// `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
+const SERVER_DIR = fileURLToPath(new URL("../../", import.meta.url));
+const MAIN = `${SERVER_DIR}dist/main.js`;
+const ISSUE_TOKEN = `${SERVER_DIR}dist/cli/issue-token.js`;
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -84,5 +88,14 @@ export function runServerExpectingExit(env: Record<string, string>): Promise<{ c
       clearTimeout(timer);
       resolve({ code, stderr });
     }),
+  );
+}
+
+/** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
+export function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [ISSUE_TOKEN, subject], { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout.trim()),
+    ),
   );
 }
