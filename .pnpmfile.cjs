@@ -2,8 +2,8 @@
 // prebuilt binary can be downloaded, and node-gyp then downloads Node's headers from nodejs.org unless
 // npm_config_nodedir names a folder holding them. Debian's node, the official tarballs and the npm registry's
 // node-<os>-<arch> packages ship those headers beside the binary, at <prefix>/include/node: point node-gyp
-// there so an offline install needs no setting. Lifecycle scripts inherit pnpm's environment; a nodedir the
-// user set (environment or .npmrc) is left alone.
+// there so an offline install needs no setting; a nodedir the user set (npm_config_nodedir or .npmrc) is left
+// alone. pnpm records this file's checksum in pnpm-lock.yaml: after editing it, run pnpm install.
 const { readFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
 
@@ -19,10 +19,17 @@ function headersVersion(prefix) {
 }
 
 const prefix = dirname(dirname(process.execPath));
-// The same check node-gyp makes for its own prefix lookup: headers of another version would build an addon
-// the running Node refuses to load.
-if (!process.env.npm_config_nodedir && headersVersion(prefix) === process.version) {
-  process.env.npm_config_nodedir = prefix;
-}
 
-module.exports = {};
+module.exports = {
+  hooks: {
+    // pnpm hands its config to lifecycle scripts as npm_config_* (replacing the environment's), so the
+    // setting goes into that config. The same version check node-gyp makes for its own prefix lookup:
+    // headers of another version would build an addon the running Node refuses to load.
+    updateConfig(config) {
+      if (!config.rawConfig.nodedir && headersVersion(prefix) === process.version) {
+        config.rawConfig.nodedir = prefix;
+      }
+      return config;
+    },
+  },
+};
