@@ -46,11 +46,32 @@ describe("POST /plants with RATE_LIMIT_PER_MINUTE=3", () => {
     expect((await post(t, tokenFor("bob"))).status).toBe(200);
   });
 
-  it("announces the budget in RateLimit headers on every response", async () => {
+  it("announces the budget in the IETF RateLimit-Policy and RateLimit fields on a 200", async () => {
     const t = await appWith({ RATE_LIMIT_PER_MINUTE: "3" });
     const res = await post(t, tokenFor("carol"));
-    expect(res.headers["ratelimit-policy"]).toBe("3;w=60");
-    expect(res.headers.ratelimit).toMatch(/^limit=3, remaining=2, reset=\d+$/);
+    expect(res.status).toBe(200);
+    expect(res.headers["ratelimit-policy"]).toMatch(/^"3-in-1min"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    expect(res.headers.ratelimit).toMatch(/^"3-in-1min"; r=2; t=([1-9]|[1-5]\d|60)$/);
+  });
+
+  it("a 429 carries RateLimit-Policy and RateLimit (none remaining, reset = Retry-After) beside Retry-After", async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: "3" });
+    const grace = tokenFor("grace");
+    for (let i = 0; i < 3; i++) await post(t, grace);
+    const res = await post(t, grace);
+    expectRateLimited(res);
+    expect(res.headers["ratelimit-policy"]).toMatch(/^"3-in-1min"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    expect(res.headers.ratelimit).toBe(`"3-in-1min"; r=0; t=${res.headers["retry-after"]}`);
+  });
+
+  it("the partition key names the subject's budget without revealing the subject", async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: "3" });
+    const partitionKey = async (sub: string) =>
+      /pk=:([^:]+):/.exec((await post(t, tokenFor(sub))).headers["ratelimit-policy"] ?? "")?.[1];
+    const heidi = await partitionKey("heidi");
+    expect(await partitionKey("heidi")).toBe(heidi);
+    expect(await partitionKey("ivan")).not.toBe(heidi);
+    expect(Buffer.from(heidi ?? "", "base64").toString()).not.toContain("heidi");
   });
 
   it("limits before the body is read: an over-limit request with a malformed body is 429", async () => {
@@ -81,6 +102,7 @@ describe("POST /plants without RATE_LIMIT_PER_MINUTE", () => {
       const res = await post(t, frank);
       expect(res.status).toBe(200);
       expect(res.headers.ratelimit).toBeUndefined();
+      expect(res.headers["ratelimit-policy"]).toBeUndefined();
     }
     expect(t.rowCount()).toBe(25);
   });

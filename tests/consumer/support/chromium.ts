@@ -7,7 +7,7 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
 export function chromiumUnavailable(): string | undefined {
   if (existsSync(CHROMIUM_PATH)) return undefined;
   if (process.env.CI === "true") throw new Error(`CI=true but ${CHROMIUM_PATH} is missing (.ci/run installs Debian's chromium)`);
-  return `skipped: ${CHROMIUM_PATH} not found (install Debian's chromium to run the browser test)`;
+  return `no Chromium at ${CHROMIUM_PATH} (install Debian's chromium to run them)`;
 }
 
 /** Launches Debian's headless Chromium; playwright gives it a throwaway profile and removes it on close. */

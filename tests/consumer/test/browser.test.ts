@@ -74,8 +74,10 @@ describe.skipIf(skipReason !== undefined)("the browser build in headless Chromiu
   }, 30_000);
 });
 
+// Without Chromium (and CI unset) the suite is skipped and says why, on the console and in the skipped title.
 if (skipReason !== undefined) {
+  console.warn(`skipping the consumer browser tests: ${skipReason}`);
   describe("the browser build in headless Chromium", () => {
-    it.skip(skipReason, () => undefined);
+    it.skip(`(skipped: ${skipReason})`, () => undefined);
   });
 }

@@ -23,8 +23,10 @@ export function subjectRateLimit(limitPerMinute: number, logger?: Logger): Reque
     windowMs: WINDOW_MS,
     limit: limitPerMinute,
     keyGenerator: (req, res) => subjectKey(req, res.locals.claims as JwtPayload | undefined),
-    // RateLimit and RateLimit-Policy headers on every response; Retry-After on a 429.
-    standardHeaders: "draft-7",
+    // The IETF fields (draft-ietf-httpapi-ratelimit-headers-08) on every limited response, 200 and 429 alike:
+    // `RateLimit-Policy: "3-in-1min"; q=3; w=60; pk=:…:` and `RateLimit: "3-in-1min"; r=2; t=42`, the partition
+    // key a hash of the subject (never the subject itself); Retry-After on a 429.
+    standardHeaders: "draft-8",
     legacyHeaders: false,
     handler: (req, _res, next) => {
       const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;

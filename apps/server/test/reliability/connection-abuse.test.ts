@@ -7,7 +7,7 @@ import { contractViolation } from "./support/contract-response.js";
 import { openRawConnection, parseResponses, type RawConnection, type RawResponse, rawCreateRequest } from "./support/raw-http.js";
 
 // Small timeouts through the environment, exactly as an operator would set them, so the suite runs in
-// seconds; production defaults are in the README's configuration table.
+// seconds; production defaults are in docs/configuration.md.
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;
 const KEEP_ALIVE_TIMEOUT_MS = 1_000;
