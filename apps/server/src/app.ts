@@ -3,7 +3,6 @@ import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { authentication } from "./auth/authentication.js";
 import type { TokenVerifier } from "./auth/jwt-verifier.js";
-import { connectionDraining } from "./edge/connection-draining.js";
 import { corsAllowlist } from "./edge/cors-allowlist.js";
 import { httpMetrics } from "./edge/http-metrics.js";
 import { requestLogging } from "./edge/request-logging.js";
@@ -21,6 +20,7 @@ import { apiDocsRoutes } from "./routes/api-docs-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { metricsRoutes } from "./routes/metrics-routes.js";
 import { plantsRoutes } from "./routes/plants-routes.js";
+import { closeConnectionsOnShutdown } from "./runtime-internals/close-connections-on-shutdown.js";
 import type { PlantStore } from "./store/plant-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 
@@ -67,13 +67,14 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = deps.metrics ?? createMetrics();
   const store = timedStore(deps.store, metrics);
   const lifecycle = deps.lifecycle ?? new Lifecycle();
+  // Once shutdown begins, every answer closes its keep-alive connection (the drain; see the file for how).
+  closeConnectionsOnShutdown(app, lifecycle);
 
   // The edge: what every request passes through first (the request's span first of all, when tracing).
   if (deps.tracing) app.use(deps.tracing.requestSpan);
   app.use(requestLogging(deps.logger));
   if (deps.validateResponses) app.use(responseValidation(deps.logger));
   app.use(httpMetrics(metrics));
-  app.use(connectionDraining(lifecycle));
   app.use(securityHeaders());
   if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
 
