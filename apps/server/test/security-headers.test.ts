@@ -32,7 +32,7 @@ describe("security headers", () => {
 });
 
 describe("CORS", () => {
-  it("an allowed origin gets Access-Control-Allow-Origin and may read Retry-After, WWW-Authenticate and X-Request-Id", async () => {
+  it("an allowed origin gets Access-Control-Allow-Origin and may read Retry-After, WWW-Authenticate, X-Request-Id and the RateLimit fields", async () => {
     const t = await app(["https://app.example.com", "http://localhost:5173"]);
     const res = await request(t.app)
       .post("/plants")
@@ -41,7 +41,7 @@ describe("CORS", () => {
       .send({ id: 1, name: "Monstera" });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
-    expect(res.headers["access-control-expose-headers"]).toBe("Retry-After,WWW-Authenticate,X-Request-Id");
+    expect(res.headers["access-control-expose-headers"]).toBe("Retry-After,WWW-Authenticate,X-Request-Id,RateLimit,RateLimit-Policy");
     expect(res.headers.vary).toMatch(/Origin/);
   });
 

@@ -12,8 +12,9 @@ export function corsAllowlist(origins: readonly string[]): RequestHandler {
     origin: [...origins],
     methods: ["GET", "POST"],
     allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-    // The client reads Retry-After to pace retries and WWW-Authenticate to explain a 401.
-    exposedHeaders: ["Retry-After", "WWW-Authenticate", "X-Request-Id"],
+    // The client reads Retry-After to pace retries and WWW-Authenticate to explain a 401; a browser app may
+    // read its quota from the IETF RateLimit fields (sent when RATE_LIMIT_PER_MINUTE is set).
+    exposedHeaders: ["Retry-After", "WWW-Authenticate", "X-Request-Id", "RateLimit", "RateLimit-Policy"],
     maxAge: 600,
   });
   return (req, res, next) => {
