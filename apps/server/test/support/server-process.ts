@@ -16,6 +16,8 @@ export interface ServerProcess {
   waitForStdout: (pattern: RegExp) => Promise<RegExpExecArray>;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** Resolves once the process has exited and all its output has been read (stdout() and stderr() are whole). */
+  outputClosed: Promise<void>;
 }
 
 /**
@@ -43,6 +45,7 @@ export function startServerProcess(
     err = tail(err + chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const outputClosed = new Promise<void>((resolve) => child.on("close", () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -62,7 +65,7 @@ export function startServerProcess(
           await new Promise((wake) => child.stdout.once("data", wake).once("close", wake));
         }
       };
-      resolve({ child, baseUrl: match[1]!, stdout: () => out, stderr: () => err, waitForStdout, exited });
+      resolve({ child, baseUrl: match[1]!, stdout: () => out, stderr: () => err, waitForStdout, exited, outputClosed });
     };
     child.stdout.on("data", onData);
     exited.then((code) => {
