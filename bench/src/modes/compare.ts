@@ -51,7 +51,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const goals: [ServerKey, string, number][] = [
       ["bare-express", "(2) bare Express", 2],
       ["fastify-straightforward", "(4) straightforward peer", 5],
-      ["fastify-tuned", "(5) tuned peer", 0.6],
+      ["fastify-tuned", "(5) tuned peer", 0.8],
     ];
     for (const connections of options.connections) {
       for (const [key, name, goal] of goals) {
