@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startFakePlantStore } from "@plant-store/client/testing";
-import { issueTokenWithCli, startServerProcess } from "@plant-store/server/test-support/server-process";
+import { startServerWithToken } from "@plant-store/server/test-support/server-process";
 
 /** Where the scenarios are sent: a base URL, a bearer token it accepts, and how to stop it. */
 export interface Target {
@@ -16,33 +13,11 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 
 /** The built server (apps/server/dist/main.js) as a process on 127.0.0.1, port 0, SQLite in a temp folder, a minted token. */
-export async function startRealServer(): Promise<Target> {
-  const dataDir = mkdtempSync(join(tmpdir(), "plant-store-parity-"));
-  const env = {
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    JWT_SECRET: "parity-tests-secret-of-at-least-32-chars",
-    DATABASE_URL: join(dataDir, "plants.db"),
-    BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
-    // No load balancer routes to it: stop without production's default wait before closing the listener.
-    SHUTDOWN_DELAY_MS: "0",
-  };
-  const removeData = () => rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServerProcess(env, { keepOutputChars: 64 * 1024 }).catch((error: unknown) => {
-    removeData();
-    throw error;
-  });
-  const stop = async () => {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGTERM");
-    await server.exited;
-    removeData();
-  };
-  try {
-    return { baseUrl: server.baseUrl, token: await issueTokenWithCli(env, "parity-tests"), stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+export function startRealServer(): Promise<Target> {
+  return startServerWithToken(
+    { JWT_SECRET: "parity-tests-secret-of-at-least-32-chars", BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+    "parity-tests",
+  );
 }
 
 /** The client's fake, with the same body limit; it accepts any well-formed bearer token. */

@@ -1,4 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
@@ -95,10 +98,45 @@ export function runServerExpectingExit(env: Record<string, string>): Promise<{ c
 }
 
 /** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
-export function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
+function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(process.execPath, [ISSUE_TOKEN, subject], { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) =>
       error ? reject(error) : resolve(stdout.trim()),
     ),
   );
+}
+
+/**
+ * The built server in production mode on 127.0.0.1, over a fresh SQLite file in a temp folder, with a bearer
+ * token from its own CLI: what tests from outside the server need. `stop()` ends it and removes the folder.
+ */
+export async function startServerWithToken(
+  env: Record<string, string>,
+  subject: string,
+): Promise<{ baseUrl: string; token: string; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "plant-store-server-"));
+  const serverEnv = {
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    DATABASE_URL: join(dataDir, "plants.db"),
+    // No load balancer routes to it: stop without production's default wait before closing the listener.
+    SHUTDOWN_DELAY_MS: "0",
+    ...env,
+  };
+  const removeData = () => rmSync(dataDir, { recursive: true, force: true });
+  const server = await startServerProcess(serverEnv, { keepOutputChars: 64 * 1024 }).catch((error: unknown) => {
+    removeData();
+    throw error;
+  });
+  const stop = async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGTERM");
+    await server.exited;
+    removeData();
+  };
+  try {
+    return { baseUrl: server.baseUrl, token: await issueTokenWithCli(serverEnv, subject), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
