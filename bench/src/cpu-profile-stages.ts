@@ -18,7 +18,7 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["parse (body)", /\/(lossless-json|raw-body|content-type|iconv-lite)\/|json-body|\/wire\//],
   ["validate", /\/zod\/|\/@ts-rest\/|validation/],
   ["store", /\/store\/|\/(better-sqlite3|kysely|pg|pg-pool)\//],
-  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|cors-allowlist/],
+  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-recorded-once|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
   ["HTTP (node:http, Express, the server's own middleware)", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))|\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\/|\/apps\/server\/dist\//],
 ];

@@ -1,12 +1,12 @@
 /** How a mode runs; every field has a default and a `--flag` in run.ts. */
 export interface BenchOptions {
-  mode: "compare" | "quick" | "prefill" | "soak" | "profile";
+  mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab";
   connections: number[];
   /** compare: which servers (all five by default; the floor (2) is always included, ratios need it). */
   servers: string[];
   /**
-   * compare: extra Plant Store servers to measure alongside (A/B of a lever): another build (label=path/to/main.js)
-   * or the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver).
+   * compare: extra Plant Store servers to measure alongside (A/B of a lever); ab: the one server loaded together
+   * with the built one. Another build (label=path/to/main.js) or the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver).
    */
   variants: Variant[];
   rounds: number;

@@ -1,6 +1,7 @@
-// `pnpm bench [-- --mode compare|quick|prefill|soak] [--flags]`: see bench/README.md.
+// `pnpm bench [-- --mode compare|quick|prefill|soak|profile|ab] [--flags]`: see bench/README.md.
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ab } from "./modes/ab.js";
 import { compare } from "./modes/compare.js";
 import { prefill } from "./modes/prefill.js";
 import { profile } from "./modes/profile.js";
@@ -9,6 +10,7 @@ import { type BenchOptions, parseVariant } from "./options.js";
 
 const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
 const QUICK_OUT = fileURLToPath(new URL("../../results/quick/", import.meta.url));
+const AB_OUT = fileURLToPath(new URL("../../results/ab/", import.meta.url));
 
 // Defaults per mode: compare is the published benchmark; quick keeps it working in CI in well under a minute.
 const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
@@ -19,6 +21,8 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   prefill: { rounds: 4, warmupSeconds: 3, seconds: 5, outDir: DOCS, connections: [50] },
   soak: { outDir: DOCS, connections: [50] },
   profile: { warmupSeconds: 5, seconds: 15, outDir: DOCS, connections: [50] },
+  // Two servers loaded at once on one core: 25 connections each make the 50 of the published run.
+  ab: { rounds: 8, warmupSeconds: 4, seconds: 5, outDir: AB_OUT, connections: [25] },
 };
 
 /** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
@@ -86,7 +90,7 @@ try {
 } catch (error) {
   fail(error);
 }
-const run = { compare, quick: compare, prefill, soak, profile }[options.mode];
+const run = { compare, quick: compare, prefill, soak, profile, ab }[options.mode];
 run(options).then(
   (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
   fail,

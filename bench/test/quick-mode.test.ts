@@ -1,27 +1,16 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { skipWithoutWrk } from "./support/wrk.js";
 
 const RUN = fileURLToPath(new URL("../dist/src/run.js", import.meta.url));
 const run = promisify(execFile);
 
-function hasWrk(): boolean {
-  try {
-    execFileSync("wrk", ["-v"], { stdio: "ignore" });
-  } catch (error) {
-    // wrk -v exits 1 after printing its banner; only a missing binary is ENOENT.
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
-  return true;
-}
-
-// CI installs wrk (.ci/run) and must run this; elsewhere a missing wrk skips it with the reason.
-const skip = !hasWrk() && process.env.CI !== "true";
-if (skip) console.warn("skipping the quick benchmark: wrk is not installed (apt-get install wrk)");
+const skip = skipWithoutWrk("the quick benchmark");
 
 interface QuickReport {
   answers: Record<string, { status: number; body: string }>;
