@@ -138,8 +138,11 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       ...summaryTable(summaries, "(2)"),
       ...rawTable(measurements),
       "Other modes write their own reports next to this one: `pnpm bench -- --mode prefill` (1,000,000 plants",
-      "stored, [benchmarks-prefill.md](benchmarks-prefill.md)) and `pnpm bench -- --mode soak` (RSS over a",
-      "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)).",
+      "stored, [benchmarks-prefill.md](benchmarks-prefill.md)), `pnpm bench -- --mode soak` (RSS over a",
+      "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)), `--mode profile` (CPU per request by stage,",
+      "[benchmarks-profile.md](benchmarks-profile.md)) and `--mode ab` (a build or switch against the built server,",
+      "both loaded at once, [benchmarks-ab.md](benchmarks-ab.md)). What each stage costs, which optimisations were",
+      "kept and which were tried and dropped, with their figures: [performance.md](performance.md).",
       "",
     ].join("\n");
     writeOutputs(options.outDir, {
