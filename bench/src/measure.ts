@@ -56,7 +56,7 @@ export class IdBlocks {
 }
 
 /** A failed request makes every figure meaningless (a 401 is fast): stop the run instead. */
-function requireAllOk(label: string, connections: number, load: LoadResult): void {
+export function requireAllOk(label: string, connections: number, load: LoadResult): void {
   if (load.requests === 0 || load.non2xx > 0 || load.socketErrors > 0) {
     throw new Error(
       `${label} at ${connections} connections: ${load.requests} requests, ${load.non2xx} non-2xx answers, ` +

@@ -1,4 +1,4 @@
-import { checkAnswers, IdBlocks } from "../measure.js";
+import { checkAnswers, IdBlocks, requireAllOk } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { cpuSeconds } from "../process-stats.js";
 import { header } from "../report.js";
@@ -39,7 +39,6 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
           runWrk({ baseUrl: server.baseUrl, connections, token: session.token, firstId: ids.take(), order: "ascending", pin: session.pin.load, seconds }),
         ),
       );
-    const failed = (load: LoadResult) => load.requests === 0 || load.non2xx > 0 || load.socketErrors > 0;
     await loadBoth(options.warmupSeconds);
 
     const rounds: AbRound[] = [];
@@ -47,9 +46,8 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
       const before = [cpuSeconds(base.pid), cpuSeconds(other.pid)];
       const [baseLoad, variantLoad] = await loadBoth(options.seconds);
       const after = [cpuSeconds(base.pid), cpuSeconds(other.pid)];
-      if (failed(baseLoad!) || failed(variantLoad!)) {
-        throw new Error(`round ${round + 1}: ${JSON.stringify({ base: baseLoad, variant: variantLoad })}`);
-      }
+      requireAllOk(base.label, connections, baseLoad!);
+      requireAllOk(other.label, connections, variantLoad!);
       const perRequest = (cpu: number, load: LoadResult) => ({ requests: load.requests, cpuMicrosPerRequest: (cpu * 1e6) / load.requests });
       const measured = { base: perRequest(after[0]! - before[0]!, baseLoad!), variant: perRequest(after[1]! - before[1]!, variantLoad!) };
       rounds.push({ ...measured, ratio: measured.variant.cpuMicrosPerRequest / measured.base.cpuMicrosPerRequest });
