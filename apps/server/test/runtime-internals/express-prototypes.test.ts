@@ -1,7 +1,9 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
 import { createHttpServer } from "../../src/connection/http-server.js";
+import { expressPrototypes, expressPrototypesPay } from "../../src/runtime-internals/express-prototypes.js";
 import { createLogger } from "../../src/logger.js";
 import { startTestApp, type TestApp } from "../support/test-server.js";
 
@@ -16,11 +18,12 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
     closers = [];
   });
 
+  // The trick itself, forced on whatever Node runs the test: what it relies on is checked on 24 as well.
   it("hands Express requests and responses that already have the app's prototypes", async () => {
     const app = express();
     const seen: { request: boolean; response: boolean }[] = [];
     // Runs before Express's own middleware: these are the objects exactly as node:http built them.
-    const server = createHttpServer(app, timeouts, createLogger("silent"));
+    const server = createServer(expressPrototypes(app, "20.20.2"), app);
     server.prependListener("request", (req, res) => {
       seen.push({ request: Object.getPrototypeOf(req) === app.request, response: Object.getPrototypeOf(res) === app.response });
     });
@@ -36,6 +39,30 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ host: "127.0.0.1", accepts: "json" });
     expect(seen).toEqual([{ request: true, response: true }]);
+  });
+
+  it("is used on Node 20 only, where it pays; on Node 24 node:http builds its own objects", async () => {
+    expect([expressPrototypesPay("20.19.0"), expressPrototypesPay("20.20.2"), expressPrototypesPay("24.18.1")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(Object.keys(expressPrototypes(express(), "24.18.1"))).toEqual([]);
+
+    const app = express();
+    const server = createHttpServer(app, timeouts, createLogger("silent"));
+    let bornWithAppPrototype: boolean | undefined;
+    server.prependListener("request", (req) => {
+      bornWithAppPrototype = Object.getPrototypeOf(req) === app.request;
+    });
+    app.get("/", (_req, res) => {
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { Connection: "close" } });
+
+    expect(bornWithAppPrototype).toBe(expressPrototypesPay());
   });
 
   describe("serving the Plant Store app", () => {
