@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { pinned } from "./cpu-pinning.js";
 
 const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/dist/main.js"));
+/** The Node flags docs/deploying.md and the server's start script run it with. */
+const DEPLOYED_NODE_FLAGS = ["--max-semi-space-size=16"];
 const BASELINES = fileURLToPath(new URL("../baselines/", import.meta.url));
 
 /** A server under test, running as its own process. */
@@ -63,10 +65,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const databaseFile = options.databaseFile ?? join(options.dir, "plants.db");
   const logFile = join(options.dir, "server.log");
   if (options.key === "plant-store") {
-    // The built server as an operator runs it: production mode, logs at info on stdout into a file.
+    // The built server as an operator runs it: production mode, logs at info on stdout into a file, and
+    // Node started as docs/deploying.md starts it (the young generation capped; Node 20's own default).
     // Truncated: the address is read from this run's first "listening" line.
     const log = openSync(logFile, "w");
-    const [command, args] = pinned(options.pin, process.execPath, [...(options.nodeArgs ?? []), options.main ?? SERVER_MAIN]);
+    const nodeArgs = [...DEPLOYED_NODE_FLAGS, ...(options.nodeArgs ?? [])];
+    const [command, args] = pinned(options.pin, process.execPath, [...nodeArgs, options.main ?? SERVER_MAIN]);
     const child = spawn(command, args, {
       env: {
         PATH: process.env.PATH ?? "",
