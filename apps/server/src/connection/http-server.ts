@@ -7,8 +7,8 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth on Node 20 (a
- * measured speed-up there, a slow-down on Node 24), the configured connection timeouts, and the contract's JSON Error for connection-level
- * failures (see client-errors.ts).
+ * measured speed-up there, a slow-down on Node 24), the configured connection timeouts, and the
+ * contract's JSON Error for connection-level failures (see client-errors.ts).
  */
 export function createHttpServer(app: Express, config: TimeoutConfig, logger: Logger): Server {
   const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, app);

@@ -32,12 +32,12 @@ export function expressPrototypesPay(nodeVersion: string = process.versions.node
 /**
  * node:http options under which `app`'s requests and responses are born with Express's prototypes
  * (`app.request`, `app.response`), where that pays (expressPrototypesPay); none elsewhere. Express's own
- * `app.listen` lets node:http build plain
- * IncomingMessage/ServerResponse objects and then swaps their prototypes with `Object.setPrototypeOf`
- * in `app.handle`: a V8 map transition per object per request, and every later access to them runs in
- * code that has seen their shape change. Fresh paired A/B on Node 20 (5 alternating rounds of 10,000 POST /plants,
- * server CPU from /proc, info logs to a file): 122 us (103-137) of CPU per request with it, 231 us (211-236)
- * without; paired difference 108 us (90-114), far beyond the run-to-run noise.
+ * `app.listen` lets node:http build plain IncomingMessage/ServerResponse objects and then swaps their
+ * prototypes with `Object.setPrototypeOf` in `app.handle`: a V8 map transition per object per request, and
+ * every later access to them runs in code that has seen their shape change. Fresh paired A/B on Node 20
+ * (5 alternating rounds of 10,000 POST /plants, server CPU from /proc, info logs to a file): 122 us
+ * (103-137) of CPU per request with it, 231 us (211-236) without; paired difference 108 us (90-114), far
+ * beyond the run-to-run noise.
  * Created with the right prototype, Express's swap sets the prototype they already have (a no-op) and
  * the API Express offers is unchanged: same objects, same methods, same prototype chain.
  */
