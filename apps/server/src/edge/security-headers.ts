@@ -7,10 +7,12 @@ import { headersRecordedOnce } from "../runtime-internals/headers-recorded-once.
  * origin, https: and inline, as helmet's default `style-src 'self' https: 'unsafe-inline'` allows, which the
  * /docs page needs), minus upgrade-insecure-requests: the server itself speaks
  * plain HTTP and is often reached that way inside a network, where upgrading would break /docs.
- * They are the same for every response, so helmet runs once at start-up and each response gets what it set.
  */
+export function helmetAsConfigured(): RequestHandler {
+  return helmet({ contentSecurityPolicy: { useDefaults: true, directives: { "upgrade-insecure-requests": null } } });
+}
+
+/** Those headers on every response: the same for each, so helmet runs once at start-up and each response gets what it set. */
 export function securityHeaders(): RequestHandler {
-  return headersRecordedOnce(
-    helmet({ contentSecurityPolicy: { useDefaults: true, directives: { "upgrade-insecure-requests": null } } }),
-  );
+  return headersRecordedOnce(helmetAsConfigured());
 }

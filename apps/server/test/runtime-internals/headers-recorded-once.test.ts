@@ -4,14 +4,11 @@ import type { AddressInfo } from "node:net";
 import express, { type RequestHandler } from "express";
 import helmet from "helmet";
 import { afterEach, describe, expect, it } from "vitest";
-import { securityHeaders } from "../../src/edge/security-headers.js";
+import { helmetAsConfigured, securityHeaders } from "../../src/edge/security-headers.js";
 import { headersRecordedOnce } from "../../src/runtime-internals/headers-recorded-once.js";
 
 // The trick in src/runtime-internals/headers-recorded-once.ts: helmet's headers recorded at start-up and
 // replayed. If a helmet release starts looking at the request (or stops being synchronous), these fail.
-const helmetAsConfigured = () =>
-  helmet({ contentSecurityPolicy: { useDefaults: true, directives: { "upgrade-insecure-requests": null } } });
-
 let servers: ReturnType<typeof createServer>[] = [];
 afterEach(async () => {
   for (const server of servers) server.close();
