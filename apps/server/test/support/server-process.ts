@@ -65,7 +65,16 @@ export function startServerProcess(
           const found = pattern.exec(out);
           if (found) return found;
           if (Date.now() > deadline) throw new Error(`stdout never matched ${pattern}:\n${out}`);
-          await new Promise((wake) => child.stdout.once("data", wake).once("close", wake));
+          // Woken by more output, the end of it or the deadline; each wait takes its listeners with it.
+          await new Promise<void>((wake) => {
+            const done = () => {
+              clearTimeout(timeout);
+              child.stdout.off("data", done).off("close", done);
+              wake();
+            };
+            const timeout = setTimeout(done, Math.max(0, deadline - Date.now()) + 1);
+            child.stdout.once("data", done).once("close", done);
+          });
         }
       };
       resolve({ child, baseUrl: match[1]!, stdout: () => out, stderr: () => err, waitForStdout, exited, outputClosed });
