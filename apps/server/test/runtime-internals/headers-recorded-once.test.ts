@@ -5,10 +5,11 @@ import express, { type RequestHandler } from "express";
 import helmet from "helmet";
 import { afterEach, describe, expect, it } from "vitest";
 import { helmetAsConfigured, securityHeaders } from "../../src/edge/security-headers.js";
-import { headersRecordedOnce } from "../../src/runtime-internals/headers-recorded-once.js";
+import { findOutgoingHeaderTable, headersRecordedOnce } from "../../src/runtime-internals/headers-recorded-once.js";
 
 // The trick in src/runtime-internals/headers-recorded-once.ts: helmet's headers recorded at start-up and
-// replayed. If a helmet release starts looking at the request (or stops being synchronous), these fail.
+// replayed into node:http's header table. If a helmet release starts looking at the request (or stops being
+// synchronous), or a Node release keeps response headers otherwise, these fail.
 let servers: ReturnType<typeof createServer>[] = [];
 afterEach(async () => {
   for (const server of servers) server.close();
@@ -45,9 +46,17 @@ function appWith(headers: RequestHandler): express.Express {
 }
 
 describe("headersRecordedOnce(helmet(...))", () => {
-  it("sends the headers helmet itself sends, in the same order, whatever the request", async () => {
+  it("finds node:http's header table on this Node, so the replay does not fall back to setHeader", () => {
+    expect(findOutgoingHeaderTable()).toEqual(expect.any(Symbol));
+  });
+
+  const replays: [string, () => RequestHandler][] = [
+    ["into the header table", securityHeaders],
+    ["by setHeader (where the table is not found)", () => headersRecordedOnce(helmetAsConfigured(), null)],
+  ];
+  it.each(replays)("sends the headers helmet itself sends, in the same order, whatever the request: replayed %s", async (_, replay) => {
     const helmetPort = await serve(appWith(helmetAsConfigured()));
-    const replayPort = await serve(appWith(securityHeaders()));
+    const replayPort = await serve(appWith(replay()));
     const requests: [string, string, IncomingHttpHeaders][] = [
       ["GET", "/", { accept: "text/html" }],
       ["POST", "/plants", { "content-type": "application/json", authorization: "Bearer x" }],
@@ -60,6 +69,27 @@ describe("headersRecordedOnce(helmet(...))", () => {
       expect(expected.length).toBeGreaterThan(10);
       expect(await rawHeaders(replayPort, method, path, headers)).toEqual(expected);
     }
+  });
+
+  it("gives each response its own headers: what a handler appends, changes or removes is not on the next response", async () => {
+    const app = express().use(securityHeaders());
+    app.get("/", (req, res) => {
+      if (req.query.change !== undefined) {
+        res.appendHeader("Referrer-Policy", "origin");
+        res.setHeader("X-Frame-Options", "DENY");
+        res.removeHeader("Strict-Transport-Security");
+      }
+      res.status(200).end("ok");
+    });
+    const port = await serve(app);
+    const changed = new Map(await rawHeaders(port, "GET", "/?change", {}).then((pairs) => pairs.map(([n, v]) => [n!, v!])));
+    expect(changed.get("X-Frame-Options")).toBe("DENY");
+    expect(changed.has("Strict-Transport-Security")).toBe(false);
+    expect((await rawHeaders(port, "GET", "/?change", {})).filter(([name]) => name === "Referrer-Policy")).toEqual([
+      ["Referrer-Policy", "no-referrer"],
+      ["Referrer-Policy", "origin"],
+    ]);
+    expect(await rawHeaders(port, "GET", "/", {})).toEqual(await rawHeaders(await serve(appWith(helmetAsConfigured())), "GET", "/", {}));
   });
 
   it("replays what the middleware removed", async () => {
