@@ -54,7 +54,7 @@ describe("headersRecordedOnce(helmet(...))", () => {
     ["into the header table", securityHeaders],
     ["by setHeader (where the table is not found)", () => headersRecordedOnce(helmetAsConfigured(), null)],
   ];
-  it.each(replays)("sends the headers helmet itself sends, in the same order, whatever the request: replayed %s", async (_, replay) => {
+  it.each(replays)("sends the headers helmet sends, in its order, whatever the request: replayed %s", async (_, replay) => {
     const helmetPort = await serve(appWith(helmetAsConfigured()));
     const replayPort = await serve(appWith(replay()));
     const requests: [string, string, IncomingHttpHeaders][] = [
@@ -71,7 +71,7 @@ describe("headersRecordedOnce(helmet(...))", () => {
     }
   });
 
-  it("gives each response its own headers: what a handler appends, changes or removes is not on the next response", async () => {
+  it("gives each response its own headers: what a handler appends, sets or removes is not on the next one", async () => {
     const app = express().use(securityHeaders());
     app.get("/", (req, res) => {
       if (req.query.change !== undefined) {
@@ -82,14 +82,15 @@ describe("headersRecordedOnce(helmet(...))", () => {
       res.status(200).end("ok");
     });
     const port = await serve(app);
-    const changed = new Map(await rawHeaders(port, "GET", "/?change", {}).then((pairs) => pairs.map(([n, v]) => [n!, v!])));
+    const changed = new Map((await rawHeaders(port, "GET", "/?change", {})).map(([name, value]) => [name!, value!]));
     expect(changed.get("X-Frame-Options")).toBe("DENY");
     expect(changed.has("Strict-Transport-Security")).toBe(false);
     expect((await rawHeaders(port, "GET", "/?change", {})).filter(([name]) => name === "Referrer-Policy")).toEqual([
       ["Referrer-Policy", "no-referrer"],
       ["Referrer-Policy", "origin"],
     ]);
-    expect(await rawHeaders(port, "GET", "/", {})).toEqual(await rawHeaders(await serve(appWith(helmetAsConfigured())), "GET", "/", {}));
+    const helmetPort = await serve(appWith(helmetAsConfigured()));
+    expect(await rawHeaders(port, "GET", "/", {})).toEqual(await rawHeaders(helmetPort, "GET", "/", {}));
   });
 
   it("replays what the middleware removed", async () => {
