@@ -6,9 +6,9 @@ import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**
- * The HTTP server `main` listens with: Express's request/response prototypes from birth on Node 20 (a
- * measured speed-up there, a slow-down on Node 24), the configured connection timeouts, and the
- * contract's JSON Error for connection-level failures (see client-errors.ts).
+ * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
+ * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
+ * timeouts, and the contract's JSON Error for connection-level failures (see connection-errors.ts).
  */
 export function createHttpServer(app: Express, config: TimeoutConfig, logger: Logger): Server {
   const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, app);
