@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { IncomingMessage, ServerResponse } from "node:http";
 import { createHttpServer } from "../../src/connection/http-server.js";
 import { expressPrototypes } from "../../src/runtime-internals/express-prototypes.js";
 import { createLogger } from "../../src/logger.js";
-import { signToken } from "../../src/auth/sign-token.js";
-import { startServerProcess } from "../support/server-process.js";
+import { startServerWithToken } from "../support/server-process.js";
 import { startTestApp, type TestApp } from "../support/test-server.js";
 
 const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_ALIVE_TIMEOUT_MS: 5_000 };
@@ -86,25 +82,15 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
   // (node:http's symbol-keyed stores overflow them), and every property access on them is slower. Asked of
   // V8 inside the built server, on whatever Node runs the test.
   it("leaves the built server's requests and responses with fast properties", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-fast-properties-"));
-    const secret = "fast-properties-test-secret-of-32-characters";
-    const starting = startServerProcess({
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      DATABASE_URL: join(dir, "plants.db"),
-      JWT_SECRET: secret,
-      SHUTDOWN_DELAY_MS: "0",
-      NODE_OPTIONS: `--import ${new URL("../support/report-fast-properties.mjs", import.meta.url).href}`,
-    });
-    // The server stops before its folder goes, whether or not it started.
-    closers.push(async () => {
-      const started = await starting.catch(() => undefined);
-      started?.child.kill("SIGTERM");
-      await started?.exited;
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const server = await starting;
-    const headers = { authorization: `Bearer ${signToken({ secret })}`, "content-type": "application/json" };
+    const server = await startServerWithToken(
+      {
+        JWT_SECRET: "fast-properties-test-secret-of-32-characters",
+        NODE_OPTIONS: `--import ${new URL("../support/report-fast-properties.mjs", import.meta.url).href}`,
+      },
+      "fast-properties-test",
+    );
+    closers.push(server.stop);
+    const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json" };
     const statuses: number[] = [];
     for (let id = 1; id <= 3; id++) {
       const response = await fetch(`${server.baseUrl}/plants`, {
@@ -115,8 +101,7 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
       statuses.push(response.status);
     }
     const refused = await fetch(`${server.baseUrl}/plants`, { method: "POST", body: "{}" });
-    server.child.kill("SIGTERM");
-    await server.outputClosed;
+    await server.stop();
 
     expect([...statuses, refused.status]).toEqual([200, 200, 200, 401]);
     const reports = server.stderr().match(/^fast properties: .*$/gm);

@@ -117,12 +117,13 @@ function issueTokenWithCli(env: Record<string, string>, subject: string): Promis
 
 /**
  * The built server in production mode on 127.0.0.1, over a fresh SQLite file in a temp folder, with a bearer
- * token from its own CLI: what tests from outside the server need. `stop()` ends it and removes the folder.
+ * token from its own CLI: what tests from outside the server need. `stop()` ends it, waits until all its output
+ * has been read (`stderr()` is then whole) and removes the folder.
  */
 export async function startServerWithToken(
   env: Record<string, string>,
   subject: string,
-): Promise<{ baseUrl: string; token: string; stop(): Promise<void> }> {
+): Promise<{ baseUrl: string; token: string; stderr(): string; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "plant-store-server-"));
   const serverEnv = {
     NODE_ENV: "production",
@@ -139,11 +140,11 @@ export async function startServerWithToken(
   });
   const stop = async () => {
     if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGTERM");
-    await server.exited;
+    await server.outputClosed;
     removeData();
   };
   try {
-    return { baseUrl: server.baseUrl, token: await issueTokenWithCli(serverEnv, subject), stop };
+    return { baseUrl: server.baseUrl, token: await issueTokenWithCli(serverEnv, subject), stderr: server.stderr, stop };
   } catch (error) {
     await stop();
     throw error;
