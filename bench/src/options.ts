@@ -6,7 +6,7 @@ export interface BenchOptions {
   servers: string[];
   /**
    * compare: extra Plant Store servers to measure alongside (A/B of a lever); ab: the one server loaded together
-   * with the built one. Another build (label=path/to/main.js) or the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver).
+   * with the built one. Another build (label=path/to/main.js), the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver) or with other Node flags (label=--flag[,--flag]).
    */
   variants: Variant[];
   rounds: number;
@@ -25,19 +25,22 @@ export interface BenchOptions {
   durationSeconds: number;
 }
 
-/** An extra Plant Store server in a compare run: another build, or the same one with a switch on. */
+/** An extra Plant Store server in a compare run: another build, or the same one with a switch on or other Node flags. */
 export interface Variant {
   label: string;
   main?: string;
   env?: Record<string, string>;
+  /** Node flags after the deployed ones, so a V8 flag given again here wins (e.g. --max-semi-space-size=12). */
+  nodeArgs?: string[];
 }
 
-/** Parses `label=path/to/main.js` or `label=KEY=VALUE,KEY=VALUE`. */
+/** Parses `label=path/to/main.js`, `label=KEY=VALUE,KEY=VALUE` or `label=--flag[,--flag]`. */
 export function parseVariant(text: string): Variant {
   const at = text.indexOf("=");
   const label = text.slice(0, at);
   const rest = text.slice(at + 1);
-  if (at <= 0 || rest === "") throw new Error("--variant must be label=path/to/main.js or label=KEY=VALUE[,KEY=VALUE]");
+  if (at <= 0 || rest === "") throw new Error("--variant must be label=path/to/main.js, label=KEY=VALUE[,KEY=VALUE] or label=--flag[,--flag]");
+  if (rest.startsWith("--")) return { label, nodeArgs: rest.split(",") };
   if (!/^[A-Z_][A-Z0-9_]*=/.test(rest)) return { label, main: rest };
   const env = Object.fromEntries(
     rest.split(",").map((pair) => {

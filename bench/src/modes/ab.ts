@@ -26,7 +26,7 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
   if (!variant || others.length > 0) throw new Error("--mode ab compares the built server with exactly one --variant");
   return withSession(async (session) => {
     const base = await session.start({ key: "plant-store", name: "base", label: "base" });
-    const other = await session.start({ key: "plant-store", name: "variant", label: variant.label, main: variant.main, env: variant.env });
+    const other = await session.start({ key: "plant-store", name: "variant", label: variant.label, main: variant.main, env: variant.env, nodeArgs: variant.nodeArgs });
     const ids = new IdBlocks();
     for (const server of [base, other]) {
       const answer = await checkAnswers(server, session.token, ids.take());

@@ -1,6 +1,6 @@
 import { barChartSvg } from "../chart.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
-import type { BenchOptions } from "../options.js";
+import type { BenchOptions, Variant } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
 import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
@@ -34,7 +34,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
         Object.entries(variant.env ?? {}).map(([name, value]) => [name, sink ? value.replaceAll(OTLP_SINK, sink.url) : value]),
       );
       servers.push(
-        await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${variant.label}`, main: variant.main, env }),
+        await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${variant.label}`, main: variant.main, env, nodeArgs: variant.nodeArgs }),
       );
     }
     const ids = new IdBlocks();
@@ -110,7 +110,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "   (`bench/baselines/fastify-tuned.ts`).",
       ...options.variants.map(
         (variant) =>
-          `- **(1) variant: ${variant.label}**: ${variant.main ? `the build at \`${variant.main}\`` : `the same build with ${Object.entries(variant.env ?? {}).map(([name, value]) => `\`${name}=${value}\``).join(", ")}`}.`,
+          `- **(1) variant: ${variant.label}**: ${variant.main ? `the build at \`${variant.main}\`` : `the same build with ${variantSwitches(variant)}`}.`,
       ),
       ...(sink
         ? [
@@ -153,4 +153,11 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     });
     return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"] };
   });
+}
+
+/** A same-build variant's difference, as the report states it: its extra environment and Node flags. */
+function variantSwitches(variant: Variant): string {
+  const env = Object.entries(variant.env ?? {}).map(([name, value]) => `\`${name}=${value}\``);
+  const flags = (variant.nodeArgs ?? []).map((flag) => `\`${flag}\``);
+  return [...env, ...flags].join(", ");
 }
