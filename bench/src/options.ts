@@ -30,7 +30,7 @@ export interface Variant {
   label: string;
   main?: string;
   env?: Record<string, string>;
-  /** Node flags after the deployed ones, so a V8 flag given again here wins (e.g. --max-semi-space-size=12). */
+  /** Node flags after the deployed ones, so a V8 flag given again here wins (e.g. --max-semi-space-size=8). */
   nodeArgs?: string[];
 }
 

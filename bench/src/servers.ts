@@ -7,6 +7,8 @@ import { pinned } from "./cpu-pinning.js";
 const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/dist/main.js"));
 /** The Node flags docs/deploying.md and the server's start script run it with. */
 const DEPLOYED_NODE_FLAGS = ["--max-semi-space-size=16"];
+/** The environment docs/deploying.md runs it with besides its configuration: glibc's malloc kept to 2 arenas. */
+const DEPLOYED_ENV = { MALLOC_ARENA_MAX: "2" };
 const BASELINES = fileURLToPath(new URL("../baselines/", import.meta.url));
 
 /** A server under test, running as its own process. */
@@ -66,7 +68,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logFile = join(options.dir, "server.log");
   if (options.key === "plant-store") {
     // The built server as an operator runs it: production mode, logs at info on stdout into a file, and
-    // Node started as docs/deploying.md starts it (the young generation capped; Node 20's own default).
+    // Node started as docs/deploying.md starts it (the young generation capped, Node 20's own default; two malloc arenas).
     // Truncated: the address is read from this run's first "listening" line.
     const log = openSync(logFile, "w");
     const nodeArgs = [...DEPLOYED_NODE_FLAGS, ...(options.nodeArgs ?? [])];
@@ -74,6 +76,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const child = spawn(command, args, {
       env: {
         PATH: process.env.PATH ?? "",
+        ...DEPLOYED_ENV,
         NODE_ENV: "production",
         HOST: "127.0.0.1",
         PORT: "0",

@@ -221,3 +221,30 @@ describe("which SQLite errors mean the store is unavailable", () => {
     },
   );
 });
+
+describe("opening the store", () => {
+  it("a file that is not a SQLite database fails the opening with SQLite's own error, from the migration thread", async () => {
+    const file = join(scratchDir(), "plants.db");
+    writeFileSync(file, "not a database, but long enough for SQLite to read its header and refuse it".repeat(20));
+    const error = await rejectionOf(SqlitePlantStore.open(file));
+    expect(error).toBeInstanceOf(SqliteWriterError);
+    expect(error).toMatchObject({ code: "SQLITE_NOTADB", message: "file is not a database" });
+  });
+
+  it("migrates a new file once, and opens a migrated one again without changing it", async () => {
+    const file = join(scratchDir(), "plants.db");
+    const first = await SqlitePlantStore.open(file);
+    await first.create({ id: 1n, name: "kept" });
+    await first.close();
+    const second = await SqlitePlantStore.open(file);
+    cleanups.push(() => second.close());
+    const reader = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const applied = reader.prepare("SELECT name FROM kysely_migration ORDER BY name").pluck().all();
+      expect(applied).toEqual(["0001_create_plants", "0002_create_writer_probe"]);
+      expect(reader.prepare("SELECT name FROM plants WHERE id = 1").pluck().get()).toBe("kept");
+    } finally {
+      reader.close();
+    }
+  });
+});

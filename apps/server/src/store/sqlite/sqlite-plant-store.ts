@@ -1,13 +1,14 @@
+import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { NewPlant } from "@plant-store/contract";
-import Database from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect } from "kysely";
 import type { Logger } from "../../logger.js";
 import { GroupCommitQueue } from "../group-commit-queue.js";
 import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "../plant-store.js";
-import { sqliteMigrations } from "./migrations.js";
+import { SqliteWriterError } from "./sqlite-errors.js";
+import { startSqliteThread } from "./sqlite-thread.js";
 import { SqliteWriter } from "./sqlite-writer.js";
+import type { MigrationMessage, SqliteThreadSettings } from "./thread-messages.js";
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another connection's lock before the create fails with StoreUnavailableError. */
@@ -43,14 +44,7 @@ export class SqlitePlantStore implements PlantStore {
     if (filename === ":memory:") throw new Error("the SQLite store needs a file: an in-memory database cannot be shared");
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     mkdirSync(dirname(filename), { recursive: true });
-    const db = new Database(filename);
-    try {
-      db.pragma("journal_mode = WAL");
-      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      await migrate(db);
-    } finally {
-      db.close();
-    }
+    await migrate({ filename, busyTimeoutMs });
     return new SqlitePlantStore(await SqliteWriter.start({ filename, busyTimeoutMs, logger: options.logger }));
   }
 
@@ -83,9 +77,9 @@ export class SqlitePlantStore implements PlantStore {
   }
 }
 
-async function migrate(db: Database.Database): Promise<void> {
-  // Kysely's SqliteDriver would close the database on destroy(); it is only borrowed for migrating.
-  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
-  const { error } = await new Migrator({ db: kysely, provider: sqliteMigrations }).migrateToLatest();
-  if (error) throw error;
+/** Creates or updates the schema on a thread of its own, which ends once it is done (sqlite-migration-thread.ts). */
+async function migrate(settings: SqliteThreadSettings): Promise<void> {
+  const { thread, first } = await startSqliteThread<MigrationMessage>("sqlite-migration-thread", settings);
+  await once(thread, "exit");
+  if (first.type === "failed") throw new SqliteWriterError(first.error);
 }

@@ -2,14 +2,20 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { NewPlant } from "@plant-store/contract";
 import Database from "better-sqlite3";
-import type { StoredRow, WriterFailure, WriterMessage, WriterRequest, WriterSettings } from "./writer-messages.js";
+import {
+  describeFailure,
+  type SqliteThreadSettings,
+  type StoredRow,
+  type WriterMessage,
+  type WriterRequest,
+} from "./thread-messages.js";
 
 if (parentPort === null) throw new Error("sqlite-writer-thread runs as a worker thread only");
 const port = parentPort;
 const send = (message: WriterMessage) => port.postMessage(message);
 
 /** The writer's connection and the statements it runs. */
-function openConnection({ filename, busyTimeoutMs }: WriterSettings) {
+function openConnection({ filename, busyTimeoutMs }: SqliteThreadSettings) {
   const db = new Database(filename);
   db.pragma("synchronous = FULL");
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -41,16 +47,11 @@ function openConnection({ filename, busyTimeoutMs }: WriterSettings) {
   };
 }
 
-const settings = workerData as WriterSettings;
+const settings = workerData as SqliteThreadSettings;
 let connection = openConnection(settings);
 // SQLite opens a file it may not write read-only and never upgrades the connection: after SQLITE_READONLY
 // the next request opens the file again, so a database made writable again is written again.
 let reopenBeforeNextRequest = false;
-
-function describe(error: unknown): WriterFailure {
-  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
-  return { message: String(message ?? error), code: typeof code === "string" ? code : undefined };
-}
 
 port.on("message", (request: WriterRequest) => {
   try {
@@ -72,7 +73,7 @@ port.on("message", (request: WriterRequest) => {
       port.close();
     }
   } catch (error) {
-    const failure = describe(error);
+    const failure = describeFailure(error);
     if (failure.code?.startsWith("SQLITE_READONLY")) reopenBeforeNextRequest = true;
     send({ type: "reply", seq: request.seq, error: failure });
   }

@@ -1,31 +1,17 @@
 import { once } from "node:events";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Logger } from "../../logger.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
 import { classifySqliteFailure } from "./sqlite-errors.js";
-import type { WriterCommand, WriterMessage, WriterReply, WriterSettings } from "./writer-messages.js";
-
-// Built, the thread runs the compiled sqlite-writer-thread.js next to this file. Under vitest, this file is
-// src/…/sqlite-writer.ts, which vitest transforms itself; a worker thread is a plain Node thread, Node 20
-// cannot load .ts, and on Node 20 a loader passed with --import in a worker's execArgv does not apply to
-// its entry. So from src/ the thread runs a two-line script instead: register tsx (a dev dependency that
-// dist/ and the deploy artifact never reach), then require the .ts entry. tsx's require hook works inside
-// the thread (its ESM hooks would start a loader thread per worker, 5x slower to start); the entry uses no
-// ESM-only feature (import.meta, top-level await), so it runs the same either way.
-const THREAD_ENTRY = import.meta.url.endsWith(".ts")
-  ? `require(${JSON.stringify(createRequire(import.meta.url).resolve("tsx/cjs/api"))}).register();
-     require(${JSON.stringify(fileURLToPath(new URL("./sqlite-writer-thread.ts", import.meta.url)))});`
-  : undefined;
-const THREAD_FILE = new URL("./sqlite-writer-thread.js", import.meta.url);
+import { startSqliteThread } from "./sqlite-thread.js";
+import type { WriterCommand, WriterMessage, WriterReply, SqliteThreadSettings } from "./thread-messages.js";
 
 // After the thread dies, the next one starts after this delay, doubled for each start in a row that fails
 // before a request succeeds: a thread that cannot open its database is retried, but never in a tight loop.
 const FIRST_RESTART_DELAY_MS = 100;
 const MAX_RESTART_DELAY_MS = 5_000;
 
-export interface SqliteWriterOptions extends WriterSettings {
+export interface SqliteWriterOptions extends SqliteThreadSettings {
   logger?: Logger | undefined;
 }
 
@@ -157,29 +143,8 @@ export class SqliteWriter {
   }
 }
 
-/** A new writer thread, once its first message says it has opened the database; an error or exit first rejects. */
-async function startThread(settings: WriterSettings): Promise<Worker> {
-  // workerData is cloned into the thread: the settings only, not the options' logger.
-  const { filename, busyTimeoutMs } = settings;
-  const workerData: WriterSettings = { filename, busyTimeoutMs };
-  const thread =
-    THREAD_ENTRY === undefined
-      ? new Worker(THREAD_FILE, { workerData })
-      : new Worker(THREAD_ENTRY, { eval: true, workerData });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const onExit = (code: number) => reject(new Error(`the SQLite writer thread exited with code ${code} while opening`));
-      thread.once("error", reject);
-      thread.once("exit", onExit);
-      thread.once("message", () => {
-        thread.off("error", reject);
-        thread.off("exit", onExit);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await thread.terminate();
-    throw error;
-  }
+/** A new writer thread, once it has opened the database; an error or exit first rejects. */
+async function startThread(settings: SqliteThreadSettings): Promise<Worker> {
+  const { thread } = await startSqliteThread<WriterMessage>("sqlite-writer-thread", settings);
   return thread;
 }

@@ -1,11 +1,29 @@
 import type { NewPlant } from "@plant-store/contract";
 
-/** What the writer thread is started with (its workerData). */
-export interface WriterSettings {
+// The messages between a SqlitePlantStore and its two threads: the migration thread that runs once as the
+// store opens, and the writer thread that owns the connection from then on. Both are typed here, once.
+
+/** What each thread is started with (its workerData). */
+export interface SqliteThreadSettings {
   filename: string;
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
   busyTimeoutMs: number;
 }
+
+/** What SQLite said when a request failed; code is its error code (e.g. SQLITE_BUSY) when it had one. */
+export interface SqliteFailure {
+  message: string;
+  code: string | undefined;
+}
+
+/** A thrown value as a thread reports it: what crosses postMessage of an Error is its message and code. */
+export function describeFailure(error: unknown): SqliteFailure {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  return { message: String(message ?? error), code: typeof code === "string" ? code : undefined };
+}
+
+/** Sent by the migration thread, once, before it ends. */
+export type MigrationMessage = { type: "migrated" } | { type: "failed"; error: SqliteFailure };
 
 /** What the store asks of the writer thread. */
 export type WriterCommand =
@@ -23,12 +41,6 @@ export interface StoredRow {
   tag: string | null;
 }
 
-/** What SQLite said when a request failed; code is its error code (e.g. SQLITE_BUSY) when it had one. */
-export interface WriterFailure {
-  message: string;
-  code: string | undefined;
-}
-
 /** Sent by the writer thread: once when its database is open, then one reply per request. */
 export type WriterMessage =
   | { type: "ready" }
@@ -37,7 +49,7 @@ export type WriterMessage =
       seq: number;
       /** For a create: per plant, null where it was inserted, else the row already stored under its id. */
       existing?: (StoredRow | null)[];
-      error?: WriterFailure;
+      error?: SqliteFailure;
     };
 
 export type WriterReply = Extract<WriterMessage, { type: "reply" }>;

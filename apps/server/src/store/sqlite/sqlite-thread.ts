@@ -1,0 +1,52 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { SqliteThreadSettings } from "./thread-messages.js";
+
+/** The thread entries in this folder. */
+export type SqliteThreadEntry = "sqlite-writer-thread" | "sqlite-migration-thread";
+
+// Built, a thread runs the compiled entry (.js) next to this file. Under vitest, this file is src/…/*.ts, which
+// vitest transforms itself; a worker thread is a plain Node thread, Node 20 cannot load .ts, and on Node 20 a
+// loader passed with --import in a worker's execArgv does not apply to its entry. So from src/ a thread runs a
+// two-line script instead: register tsx (a dev dependency that dist/ and the deploy artifact never reach), then
+// require the .ts entry. tsx's require hook works inside the thread (its ESM hooks would start a loader thread
+// per worker, 5x slower to start); the entries use no ESM-only feature (import.meta, top-level await), so they
+// run the same either way.
+const runningFromSource = import.meta.url.endsWith(".ts");
+
+function newThread(entry: SqliteThreadEntry, workerData: SqliteThreadSettings): Worker {
+  if (!runningFromSource) return new Worker(new URL(`./${entry}.js`, import.meta.url), { workerData });
+  const script = `require(${JSON.stringify(createRequire(import.meta.url).resolve("tsx/cjs/api"))}).register();
+     require(${JSON.stringify(fileURLToPath(new URL(`./${entry}.ts`, import.meta.url)))});`;
+  return new Worker(script, { eval: true, workerData });
+}
+
+/**
+ * Starts `entry` on a new thread and resolves with it and its first message (what it says once it has opened
+ * the database); an error or an exit before that message rejects, and the thread is gone.
+ */
+export async function startSqliteThread<Message>(
+  entry: SqliteThreadEntry,
+  settings: SqliteThreadSettings,
+): Promise<{ thread: Worker; first: Message }> {
+  // workerData is cloned into the thread: the settings only, never a caller's logger or other extras.
+  const { filename, busyTimeoutMs } = settings;
+  const thread = newThread(entry, { filename, busyTimeoutMs });
+  try {
+    const first = await new Promise<Message>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`));
+      thread.once("error", reject);
+      thread.once("exit", onExit);
+      thread.once("message", (message: Message) => {
+        thread.off("error", reject);
+        thread.off("exit", onExit);
+        resolve(message);
+      });
+    });
+    return { thread, first };
+  } catch (error) {
+    await thread.terminate();
+    throw error;
+  }
+}
