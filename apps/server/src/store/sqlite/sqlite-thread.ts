@@ -23,8 +23,9 @@ function newThread(entry: SqliteThreadEntry, workerData: SqliteThreadSettings): 
 }
 
 /**
- * Starts `entry` on a new thread and resolves with it and its first message (what it says once it has opened
- * the database); an error or an exit before that message rejects, and the thread is gone.
+ * Starts `entry` on a new thread and resolves with it and its first message (the writer's "ready" once it has
+ * opened the database, the migration's outcome); an error or an exit before that message rejects, and the
+ * thread is gone.
  */
 export async function startSqliteThread<Message>(
   entry: SqliteThreadEntry,
