@@ -231,6 +231,16 @@ describe("opening the store", () => {
     expect(error).toMatchObject({ code: "SQLITE_NOTADB", message: "file is not a database" });
   });
 
+  it("opens when the migration thread's message and its exit reach a busy main thread together", async () => {
+    const opening = SqlitePlantStore.open(join(scratchDir(), "plants.db"));
+    // The thread has started; the main thread stays busy until it has migrated, posted and ended, so Node drains
+    // its message and emits its 'exit' in one go. A store waiting for 'exit' only after the message never opened.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_000);
+    const store = await opening;
+    cleanups.push(() => store.close());
+    await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
+  });
+
   it("migrates a new file once, and opens a migrated one again without changing it", async () => {
     const file = join(scratchDir(), "plants.db");
     const first = await SqlitePlantStore.open(file);

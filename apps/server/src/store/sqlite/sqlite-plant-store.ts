@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { NewPlant } from "@plant-store/contract";
@@ -79,7 +78,7 @@ export class SqlitePlantStore implements PlantStore {
 
 /** Creates or updates the schema on a thread of its own, which ends once it is done (sqlite-migration-thread.ts). */
 async function migrate(settings: SqliteThreadSettings): Promise<void> {
-  const { thread, first } = await startSqliteThread<MigrationMessage>("sqlite-migration-thread", settings);
-  await once(thread, "exit");
+  const { first, exited } = await startSqliteThread<MigrationMessage>("sqlite-migration-thread", settings);
+  await exited;
   if (first.type === "failed") throw new SqliteWriterError(first.error);
 }

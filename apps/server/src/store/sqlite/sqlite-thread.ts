@@ -22,18 +22,30 @@ function newThread(entry: SqliteThreadEntry, workerData: SqliteThreadSettings): 
   return new Worker(script, { eval: true, workerData });
 }
 
+/** A thread started by startSqliteThread. */
+export interface StartedSqliteThread<Message> {
+  thread: Worker;
+  /** Its first message: the writer's "ready" once it has opened the database, the migration's outcome. */
+  first: Message;
+  /** Resolves with its exit code once it has ended. */
+  exited: Promise<number>;
+}
+
 /**
- * Starts `entry` on a new thread and resolves with it and its first message (the writer's "ready" once it has
- * opened the database, the migration's outcome); an error or an exit before that message rejects, and the
- * thread is gone.
+ * Starts `entry` on a new thread and resolves once its first message has come; an error or an exit before that
+ * message rejects, and the thread is gone.
  */
 export async function startSqliteThread<Message>(
   entry: SqliteThreadEntry,
   settings: SqliteThreadSettings,
-): Promise<{ thread: Worker; first: Message }> {
+): Promise<StartedSqliteThread<Message>> {
   // workerData is cloned into the thread: the settings only, never a caller's logger or other extras.
   const { filename, busyTimeoutMs } = settings;
   const thread = newThread(entry, { filename, busyTimeoutMs });
+  // Listened for from the start: a thread that posts and ends at once (the migration) has its message and its
+  // 'exit' emitted in one go when Node drains its port on exit, before a listener added after the message could
+  // see it.
+  const exited = new Promise<number>((resolve) => thread.once("exit", resolve));
   try {
     const first = await new Promise<Message>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`));
@@ -45,7 +57,7 @@ export async function startSqliteThread<Message>(
         resolve(message);
       });
     });
-    return { thread, first };
+    return { thread, first, exited };
   } catch (error) {
     await thread.terminate();
     throw error;

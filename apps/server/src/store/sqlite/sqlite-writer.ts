@@ -3,7 +3,7 @@ import type { Worker } from "node:worker_threads";
 import type { Logger } from "../../logger.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
 import { classifySqliteFailure } from "./sqlite-errors.js";
-import { startSqliteThread } from "./sqlite-thread.js";
+import { type StartedSqliteThread, startSqliteThread } from "./sqlite-thread.js";
 import type { WriterCommand, WriterMessage, WriterReply, SqliteThreadSettings } from "./thread-messages.js";
 
 // After the thread dies, the next one starts after this delay, doubled for each start in a row that fails
@@ -48,7 +48,7 @@ export class SqliteWriter {
   /** Starts the thread and waits until it has opened the database; rejects if it cannot. */
   static async start(options: SqliteWriterOptions): Promise<SqliteWriter> {
     const writer = new SqliteWriter(options);
-    writer.attach(await startThread(options));
+    writer.attach(await startWriterThread(options));
     return writer;
   }
 
@@ -91,7 +91,7 @@ export class SqliteWriter {
     });
   }
 
-  private attach(thread: Worker): void {
+  private attach({ thread, exited }: StartedSqliteThread<WriterMessage>): void {
     this.thread = thread;
     thread.on("message", (message: WriterMessage) => {
       if (message.type !== "reply") return;
@@ -106,7 +106,7 @@ export class SqliteWriter {
       }
     });
     thread.on("error", (error) => this.options.logger?.error({ err: error }, "SQLite writer thread failed"));
-    thread.on("exit", (code) => this.detach(thread, code));
+    void exited.then((code) => this.detach(thread, code));
     thread.unref();
   }
 
@@ -125,11 +125,11 @@ export class SqliteWriter {
     this.restartDelayMs = Math.min(delayMs * 2, MAX_RESTART_DELAY_MS);
     this.options.logger?.error({ delayMs }, "SQLite writer thread stopped; starting a new one");
     this.restartTimer = setTimeout(() => {
-      this.starting = startThread(this.options).then(
-        async (thread) => {
+      this.starting = startWriterThread(this.options).then(
+        async (started) => {
           this.starting = undefined;
-          if (this.closed) await thread.terminate();
-          else this.attach(thread);
+          if (this.closed) await started.thread.terminate();
+          else this.attach(started);
         },
         (error: unknown) => {
           this.starting = undefined;
@@ -144,7 +144,6 @@ export class SqliteWriter {
 }
 
 /** A new writer thread, once it has opened the database; an error or exit first rejects. */
-async function startThread(settings: SqliteThreadSettings): Promise<Worker> {
-  const { thread } = await startSqliteThread<WriterMessage>("sqlite-writer-thread", settings);
-  return thread;
+function startWriterThread(settings: SqliteThreadSettings): Promise<StartedSqliteThread<WriterMessage>> {
+  return startSqliteThread<WriterMessage>("sqlite-writer-thread", settings);
 }
