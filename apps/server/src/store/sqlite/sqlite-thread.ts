@@ -48,12 +48,11 @@ export async function startSqliteThread<Message>(
   const exited = new Promise<number>((resolve) => thread.once("exit", resolve));
   try {
     const first = await new Promise<Message>((resolve, reject) => {
-      const onExit = (code: number) => reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`));
+      // An exit after the first message settles nothing: the promise is resolved by then.
+      void exited.then((code) => reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`)));
       thread.once("error", reject);
-      thread.once("exit", onExit);
       thread.once("message", (message: Message) => {
         thread.off("error", reject);
-        thread.off("exit", onExit);
         resolve(message);
       });
     });
