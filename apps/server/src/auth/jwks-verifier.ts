@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
-import jwksRsa from "jwks-rsa";
+import type jwksRsa from "jwks-rsa";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
 import { IdentityProviderUnavailableError, InvalidTokenError } from "./auth-errors.js";
 import {
@@ -29,7 +29,9 @@ export interface JwksVerifierOptions extends ClaimOptions {
  * rate-limits those fetches, so tokens with made-up kids cannot hammer the identity provider.
  */
 export class JwksVerifier implements TokenVerifier {
-  private readonly client: jwksRsa.JwksClient;
+  // jwks-rsa and what it brings (~3 MiB resident) load only in a server configured with a JWKS URL: the
+  // import starts with the verifier, and the first verification waits for it.
+  private readonly jwks: Promise<{ library: typeof jwksRsa; client: jwksRsa.JwksClient }>;
   private readonly algorithms: readonly SupportedAlgorithm[];
   private readonly claims: ClaimOptions;
   // jwks-rsa hands back the same SigningKey while it is cached: parse its PEM and derive options once.
@@ -38,15 +40,18 @@ export class JwksVerifier implements TokenVerifier {
   constructor(options: JwksVerifierOptions) {
     this.algorithms = options.algorithms ?? JWKS_DEFAULT_ALGORITHMS;
     this.claims = options;
-    this.client = new jwksRsa.JwksClient({
-      jwksUri: options.jwksUri,
-      cache: true,
-      cacheMaxAge: options.cacheMaxAgeMs,
-      cacheMaxEntries: 16,
-      rateLimit: true,
-      jwksRequestsPerMinute: options.requestsPerMinute,
-      timeout: options.timeoutMs ?? 5_000,
-    });
+    this.jwks = import("jwks-rsa").then(({ default: library }) => ({
+      library,
+      client: new library.JwksClient({
+        jwksUri: options.jwksUri,
+        cache: true,
+        cacheMaxAge: options.cacheMaxAgeMs,
+        cacheMaxEntries: 16,
+        rateLimit: true,
+        jwksRequestsPerMinute: options.requestsPerMinute,
+        timeout: options.timeoutMs ?? 5_000,
+      }),
+    }));
   }
 
   /** The token's claims, or an InvalidTokenError; an IdentityProviderUnavailableError when the JWKS endpoint cannot be reached. */
@@ -66,10 +71,11 @@ export class JwksVerifier implements TokenVerifier {
   }
 
   private async signingKey(kid: string | undefined): Promise<jwksRsa.SigningKey> {
+    const { library, client } = await this.jwks;
     try {
-      return await this.client.getSigningKey(kid);
+      return await client.getSigningKey(kid);
     } catch (error) {
-      if (error instanceof jwksRsa.SigningKeyNotFoundError || error instanceof jwksRsa.JwksRateLimitError) {
+      if (error instanceof library.SigningKeyNotFoundError || error instanceof library.JwksRateLimitError) {
         throw new InvalidTokenError("token signing key is unknown");
       }
       // The token may well be valid: say the outage is ours and passing, so clients retry instead of failing.
