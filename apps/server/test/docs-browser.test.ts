@@ -1,46 +1,31 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "./support/chromium.js";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
-const available = existsSync(CHROMIUM);
-// In CI a missing browser is a failure (the launch throws); elsewhere the suite says why it skipped.
-const runs = available || process.env.CI === "true";
-if (!runs) console.warn(`skipping the /docs browser test: no Chromium at ${CHROMIUM} (install Debian's chromium)`);
+// In CI a missing browser is a failure (chromiumUnavailable throws); elsewhere the suite says why it skipped.
+const skipReason = chromiumUnavailable();
+if (skipReason !== undefined) console.warn(`skipping the /docs browser test: ${skipReason}`);
 
-describe.runIf(runs)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
+describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let chromium: LaunchedChromium;
 
   beforeAll(async () => {
     t = await startTestApp();
-    // playwright gives the browser a fresh temporary profile of its own and removes it on close.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    chromium = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await t?.close();
   });
 
   it("renders the POST /plants operation from same-origin assets under the CSP, and keeps a screenshot", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const requested: string[] = [];
     const problems: string[] = [];
     page.on("request", (req) => requested.push(req.url()));

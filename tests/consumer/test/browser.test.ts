@@ -1,8 +1,7 @@
 import { createRequire } from "node:module";
 import { createPlantStoreClient, ErrorCode } from "@plant-store/client";
-import type { Browser } from "playwright-core";
+import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "@plant-store/server/test-support/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumUnavailable, launchChromium } from "../support/chromium.js";
 import { startPageServer } from "../support/page-server.js";
 import { type RunningServer, startServer } from "../support/server-process.js";
 
@@ -28,7 +27,7 @@ describe.skipIf(skipReason !== undefined)("the browser build in headless Chromiu
   let server: RunningServer;
   let allowedPage: Awaited<ReturnType<typeof startPageServer>>;
   let otherPage: Awaited<ReturnType<typeof startPageServer>>;
-  let chromium: { browser: Browser; close: () => Promise<void> };
+  let chromium: LaunchedChromium;
 
   beforeAll(async () => {
     allowedPage = await startPageServer({ html: PAGE, modulePath: browserBuild });

@@ -10,8 +10,17 @@ export function chromiumUnavailable(): string | undefined {
   return `no Chromium at ${CHROMIUM_PATH} (install Debian's chromium to run them)`;
 }
 
-/** Launches Debian's headless Chromium; playwright gives it a throwaway profile and removes it on close. */
-export async function launchChromium(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+export interface LaunchedChromium {
+  browser: Browser;
+  close: () => Promise<void>;
+}
+
+/**
+ * Launches Debian's headless Chromium with the flags this machine's closed network needs (no background
+ * connections); playwright gives it a throwaway profile and removes it on close. Shared by the server's /docs
+ * test and the consumer tests' browser suite.
+ */
+export async function launchChromium(): Promise<LaunchedChromium> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
