@@ -23,6 +23,17 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["HTTP (node:http, Express, the server's own middleware)", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))|\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\/|\/apps\/server\/dist\//],
 ];
 const GC = "garbage collection";
+
+/**
+ * Which of the server's worker threads a profile is, by the thread's own entry file among its frames: the
+ * SQLite writer serves every request, the migration thread ends once start-up's migration is done.
+ */
+export function workerThreadRole(profile: CpuProfile): string {
+  const urls = profile.nodes.map((node) => node.callFrame.url);
+  if (urls.some((url) => url.endsWith("/sqlite-writer-thread.js"))) return "the SQLite writer";
+  if (urls.some((url) => url.endsWith("/sqlite-migration-thread.js"))) return "the SQLite migration, at start-up only";
+  return "a worker thread";
+}
 const OTHER = "other (event loop, timers, Node internals)";
 
 /** Self time per stage in microseconds, and the time the thread was idle. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CpuProfile, stageTimes } from "../src/cpu-profile-stages.js";
+import { type CpuProfile, stageTimes, workerThreadRole } from "../src/cpu-profile-stages.js";
 
 const frame = (functionName: string, url = "") => ({ functionName, url });
 
@@ -28,5 +28,19 @@ describe("CPU profile stages", () => {
       "garbage collection": 3,
     });
     expect(idleMicros).toBe(100);
+  });
+
+  it("names a worker thread by its entry file: the SQLite writer, or the migration that ends after start-up", () => {
+    const thread = (file: string): CpuProfile => ({
+      nodes: [
+        { id: 1, callFrame: frame("(root)"), children: [2] },
+        { id: 2, callFrame: frame("", `file:///app/apps/server/dist/store/sqlite/${file}`) },
+      ],
+      samples: [2],
+      timeDeltas: [1],
+    });
+    expect(workerThreadRole(thread("sqlite-writer-thread.js"))).toBe("the SQLite writer");
+    expect(workerThreadRole(thread("sqlite-migration-thread.js"))).toBe("the SQLite migration, at start-up only");
+    expect(workerThreadRole(thread("something-else.js"))).toBe("a worker thread");
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CpuProfile, STAGE_RULES, stageTimes } from "../cpu-profile-stages.js";
+import { type CpuProfile, STAGE_RULES, stageTimes, workerThreadRole } from "../cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { cpuSeconds } from "../process-stats.js";
@@ -41,8 +41,8 @@ export async function profile(options: BenchOptions) {
     // The profile spans the warm-up too; per-request figures divide by every request it saw.
     const requests = warmup.requests + measured.requests + 1;
     const mainTimes = stageTimes(main);
-    const busy = [...mainTimes.stages.values()].reduce((sum, micros) => sum + micros, 0);
-    const workerBusy = workers.map((worker) => [...stageTimes(worker).stages.values()].reduce((sum, micros) => sum + micros, 0));
+    const sum = (stages: Map<string, number>) => [...stages.values()].reduce((total, micros) => total + micros, 0);
+    const busy = sum(mainTimes.stages);
     const rows = [...mainTimes.stages.entries()]
       .sort((a, b) => b[1] - a[1])
       .map(([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`);
@@ -77,11 +77,13 @@ export async function profile(options: BenchOptions) {
         ? [
             "## Other threads",
             "",
-            ...workerBusy.map(
-              (micros, index) =>
-                `- Worker thread ${index + 1} (the SQLite writer): ${(micros / requests).toFixed(1)} us per request not idle, ` +
-                "most of it inside transactions, which includes waiting for fsync (profiles sample wall time, not CPU).",
-            ),
+            ...workers.map((worker, index) => {
+              const role = workerThreadRole(worker);
+              const busy = `- Worker thread ${index + 1} (${role}): ${(sum(stageTimes(worker).stages) / requests).toFixed(1)} us per request not idle`;
+              return role === "the SQLite writer"
+                ? `${busy}, most of it inside transactions, which includes waiting for fsync (profiles sample wall time, not CPU).`
+                : `${busy}.`;
+            }),
             "",
           ]
         : []),
