@@ -5,6 +5,7 @@ import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, 
 import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
 import { withSession, writeOutputs } from "../session.js";
+import { profileStages, stageProfileMarkdown } from "../stage-profile.js";
 
 const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
 const MIB = 2 ** 20;
@@ -45,6 +46,12 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const measurements = await measureAlternating(servers, plan, ids, (line) => process.stdout.write(`${line}\n`));
     const floor = SERVER_LABELS["bare-express"];
     const summaries = summarise(measurements, floor);
+    // The published run says where the server's CPU goes, so the next lever is visible beside the figures: one
+    // more start of the built server, under the profiler, after the measured rounds (not in quick mode).
+    const profiled = options.mode === "compare" && chosen.includes("plant-store");
+    const stages = profiled
+      ? await profileStages(session, { connections: 50, warmupSeconds: options.warmupSeconds, seconds: options.seconds })
+      : undefined;
 
     const full = SERVER_LABELS["plant-store"];
     const targets: Target[] = [];
@@ -137,6 +144,18 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       ...summaryTable(summaries, "(2)"),
       ...rawTable(measurements),
+      ...(stages
+        ? [
+            "## CPU per request by stage",
+            "",
+            `(1) once more, in a process of its own under \`node --cpu-prof\` after the rounds above, at ${stages.connections} connections for a`,
+            `${options.warmupSeconds} s warm-up and ${options.seconds} s measured. Each sample counts for the stage whose code was running, found by`,
+            "file from the running function out to its callers (`bench/src/cpu-profile-stages.ts`; the rules are listed in",
+            "[benchmarks-profile.md](benchmarks-profile.md)). Compare shares rather than absolute figures: the profiler adds its own cost.",
+            "",
+            ...stageProfileMarkdown(stages),
+          ]
+        : []),
       "Other modes write their own reports next to this one: `pnpm bench -- --mode prefill` (1,000,000 plants",
       "stored, [benchmarks-prefill.md](benchmarks-prefill.md)), `pnpm bench -- --mode soak` (RSS over a",
       "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)), `--mode profile` (CPU per request by stage,",

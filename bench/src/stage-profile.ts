@@ -1,0 +1,84 @@
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CpuProfile, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
+import { checkAnswers, IdBlocks } from "./measure.js";
+import { cpuSeconds } from "./process-stats.js";
+import type { Session } from "./session.js";
+import { runWrk } from "./wrk-load.js";
+
+export interface StageProfile {
+  connections: number;
+  /** Every request the profile saw: the warm-up's and the measured run's. */
+  requests: number;
+  /** CPU per request of the measured run, all threads, from /proc: the profiler's own cost included. */
+  cpuMicrosPerRequest: number;
+  /** The main thread's busy time per stage, in microseconds over the whole profile. */
+  mainStages: Map<string, number>;
+  workers: { role: string; busyMicros: number }[];
+}
+
+const total = (stages: Map<string, number>) => [...stages.values()].reduce((sum, micros) => sum + micros, 0);
+
+/**
+ * Runs a fresh built server under `node --cpu-prof`, loads it with wrk (a warm-up, then a measured run) and
+ * attributes each thread's samples to the request stage whose code was running (cpu-profile-stages.ts).
+ */
+export async function profileStages(
+  session: Session,
+  plan: { connections: number; warmupSeconds: number; seconds: number },
+): Promise<StageProfile> {
+  const profileDir = join(session.dir, "profiles");
+  mkdirSync(profileDir, { recursive: true });
+  const server = await session.start({ key: "plant-store", name: "profiled", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] });
+  const ids = new IdBlocks();
+  await checkAnswers(server, session.token, ids.take());
+  const load = { baseUrl: server.baseUrl, connections: plan.connections, token: session.token, order: "ascending" as const, pin: session.pin.load };
+  const warmup = await runWrk({ ...load, firstId: ids.take(), seconds: plan.warmupSeconds });
+  const cpuBefore = cpuSeconds(server.pid);
+  const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
+  const cpuMicrosPerRequest = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / measured.requests;
+  await server.stop(); // the profiles are written as the process exits
+
+  // One profile per thread: the main thread's is the one with the most samples, the rest are worker threads.
+  const [main, ...workers] = readdirSync(profileDir)
+    .filter((file) => file.endsWith(".cpuprofile"))
+    .map((file) => JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile)
+    .sort((a, b) => b.samples.length - a.samples.length);
+  if (!main) throw new Error("the server wrote no CPU profile");
+  return {
+    connections: plan.connections,
+    // The profile spans the warm-up too (and the check request); per-request figures divide by all of them.
+    requests: warmup.requests + measured.requests + 1,
+    cpuMicrosPerRequest,
+    mainStages: stageTimes(main).stages,
+    workers: workers.map((worker) => ({ role: workerThreadRole(worker), busyMicros: total(stageTimes(worker).stages) })),
+  };
+}
+
+/** The main thread's busy time by stage as a table, and the worker threads' busy time, for a report. */
+export function stageProfileMarkdown(profile: StageProfile): string[] {
+  const { requests } = profile;
+  const busy = total(profile.mainStages);
+  const rows = [...profile.mainStages.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`);
+  // The writer serves every request; a thread that only ran at start-up is reported by its total instead.
+  const workerLines = profile.workers.map(({ role, busyMicros }, index) =>
+    role === "the SQLite writer"
+      ? `- Worker thread ${index + 1} (${role}): ${(busyMicros / requests).toFixed(1)} us per request not idle, most of it inside ` +
+        "transactions, which includes waiting for fsync (profiles sample wall time, not CPU)."
+      : `- Worker thread ${index + 1} (${role}): ${(busyMicros / 1000).toFixed(0)} ms not idle in all.`,
+  );
+  return [
+    `Measured without the profiler's help: ${profile.cpuMicrosPerRequest.toFixed(0)} us of CPU per request (all threads, /proc, measured run only;`,
+    `the profiler itself adds to it). Per-request figures divide by the ${requests} requests the profile saw (warm-up included).`,
+    "The main thread's busy time by stage:",
+    "",
+    "| Stage | us per request | Share of busy time |",
+    "|---|---|---|",
+    ...rows,
+    `| **main thread busy** | **${(busy / requests).toFixed(1)}** | 100% |`,
+    "",
+    ...(workerLines.length > 0 ? ["Other threads:", "", ...workerLines, ""] : []),
+  ];
+}
