@@ -20,7 +20,10 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["store", /\/store\/|\/(better-sqlite3|kysely|pg|pg-pool)\//],
   ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-recorded-once|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
-  ["HTTP (node:http, Express, the server's own middleware)", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))|\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\/|\/apps\/server\/dist\//],
+  // The HTTP share in three, so what Express itself costs inside the pipeline shows apart from the platform.
+  ["HTTP: node:http and the socket", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))/],
+  ["HTTP: Express and its router", /\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\//],
+  ["the server's own code (routes, domain, errors, edge, runtime-internals)", /\/apps\/server\/dist\//],
 ];
 const GC = "garbage collection";
 

@@ -3,19 +3,22 @@ import { type CpuProfile, stageTimes, workerThreadRole } from "../src/cpu-profil
 
 const frame = (functionName: string, url = "") => ({ functionName, url });
 
-// root -> express handler -> zod parse -> (regexp builtin); root -> pino write; root -> (idle); root -> (gc)
+// root -> express handler -> zod parse -> (regexp builtin); express handler -> node:http end; root -> pino write;
+// root -> the server's route; root -> (idle); root -> (gc)
 const profile: CpuProfile = {
   nodes: [
-    { id: 1, callFrame: frame("(root)"), children: [2, 5, 6, 7] },
-    { id: 2, callFrame: frame("handle", "file:///app/node_modules/express/lib/router.js"), children: [3] },
+    { id: 1, callFrame: frame("(root)"), children: [2, 5, 6, 7, 9] },
+    { id: 2, callFrame: frame("handle", "file:///app/node_modules/express/lib/router.js"), children: [3, 8] },
     { id: 3, callFrame: frame("parse", "file:///app/node_modules/zod/lib/types.js"), children: [4] },
     { id: 4, callFrame: frame("exec") },
     { id: 5, callFrame: frame("write", "file:///app/node_modules/pino/lib/proto.js") },
     { id: 6, callFrame: frame("(idle)") },
     { id: 7, callFrame: frame("(garbage collector)") },
+    { id: 8, callFrame: frame("end", "node:_http_outgoing") },
+    { id: 9, callFrame: frame("create", "file:///app/apps/server/dist/routes/plants-routes.js") },
   ],
-  samples: [4, 4, 2, 5, 6, 7],
-  timeDeltas: [10, 10, 5, 7, 100, 3],
+  samples: [4, 4, 2, 5, 6, 7, 8, 9],
+  timeDeltas: [10, 10, 5, 7, 100, 3, 4, 6],
 };
 
 describe("CPU profile stages", () => {
@@ -23,7 +26,9 @@ describe("CPU profile stages", () => {
     const { stages, idleMicros } = stageTimes(profile);
     expect(Object.fromEntries(stages)).toEqual({
       validate: 20,
-      "HTTP (node:http, Express, the server's own middleware)": 5,
+      "HTTP: Express and its router": 5,
+      "HTTP: node:http and the socket": 4,
+      "the server's own code (routes, domain, errors, edge, runtime-internals)": 6,
       log: 7,
       "garbage collection": 3,
     });
