@@ -26,17 +26,6 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["the server's own code (routes, domain, errors, edge, runtime-internals)", /\/apps\/server\/dist\//],
 ];
 const GC = "garbage collection";
-
-/**
- * Which of the server's worker threads a profile is, by the thread's own entry file among its frames: the
- * SQLite writer serves every request, the migration thread ends once start-up's migration is done.
- */
-export function workerThreadRole(profile: CpuProfile): string {
-  const urls = profile.nodes.map((node) => node.callFrame.url);
-  if (urls.some((url) => url.endsWith("/sqlite-writer-thread.js"))) return "the SQLite writer";
-  if (urls.some((url) => url.endsWith("/sqlite-migration-thread.js"))) return "the SQLite migration, at start-up only";
-  return "a worker thread";
-}
 const OTHER = "other (event loop, timers, Node internals)";
 
 /** Self time per stage in microseconds, and the time the thread was idle. */
@@ -69,4 +58,17 @@ export function stageTimes(profile: CpuProfile): { stages: Map<string, number>; 
     else stages.set(stage, (stages.get(stage) ?? 0) + micros);
   });
   return { stages, idleMicros };
+}
+
+export const SQLITE_WRITER = "the SQLite writer";
+
+/**
+ * Which of the server's worker threads a profile is, by the thread's own entry file among its frames: the
+ * SQLite writer serves every request, the migration thread ends once start-up's migration is done.
+ */
+export function workerThreadRole(profile: CpuProfile): string {
+  const urls = profile.nodes.map((node) => node.callFrame.url);
+  if (urls.some((url) => url.endsWith("/sqlite-writer-thread.js"))) return SQLITE_WRITER;
+  if (urls.some((url) => url.endsWith("/sqlite-migration-thread.js"))) return "the SQLite migration, at start-up only";
+  return "a worker thread";
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CpuProfile, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
+import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "./measure.js";
 import { cpuSeconds } from "./process-stats.js";
 import type { Session } from "./session.js";
@@ -64,7 +64,7 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
     .map(([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`);
   // The writer serves every request; a thread that only ran at start-up is reported by its total instead.
   const workerLines = profile.workers.map(({ role, busyMicros }, index) =>
-    role === "the SQLite writer"
+    role === SQLITE_WRITER
       ? `- Worker thread ${index + 1} (${role}): ${(busyMicros / requests).toFixed(1)} us per request not idle, most of it inside ` +
         "transactions, which includes waiting for fsync (profiles sample wall time, not CPU)."
       : `- Worker thread ${index + 1} (${role}): ${(busyMicros / 1000).toFixed(0)} ms not idle in all.`,
