@@ -1,8 +1,9 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
 import { answerClientErrors } from "./connection-errors.js";
 import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
+import { createServer } from "../runtime-internals/node-http.js";
 import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**

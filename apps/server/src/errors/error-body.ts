@@ -1,5 +1,5 @@
-import { STATUS_CODES } from "node:http";
 import type { ErrorBody, ErrorStatus } from "@plant-store/contract";
+import { STATUS_CODES } from "../runtime-internals/node-http.js";
 import type { HttpError } from "./http-errors.js";
 
 /**

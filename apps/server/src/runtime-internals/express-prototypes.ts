@@ -1,5 +1,6 @@
-import { IncomingMessage, type ServerOptions, ServerResponse } from "node:http";
+import type { ServerOptions } from "node:http";
 import type { Express } from "express";
+import { IncomingMessage, ServerResponse } from "./node-http.js";
 
 /**
  * node:http options under which `app`'s requests and responses are born with Express's prototypes.

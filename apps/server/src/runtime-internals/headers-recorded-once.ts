@@ -1,6 +1,6 @@
-import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import type { RequestHandler } from "express";
+import { IncomingMessage, ServerResponse } from "./node-http.js";
 
 /** What node:http's header table holds per header: the name as spelled and the value, under the lower-cased name. */
 type HeaderValue = number | string | string[];
