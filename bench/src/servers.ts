@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { pinned } from "./cpu-pinning.js";
 
 const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/dist/main.js"));
-/** The Node flags docs/deploying.md and the server's start script run it with. */
-const DEPLOYED_NODE_FLAGS = ["--max-semi-space-size=16"];
+/** The Node flags the server's start script (and docs/deploying.md) run it with, read from that script so the two cannot drift. */
+export const DEPLOYED_NODE_FLAGS = startScriptNodeFlags();
 /** The environment docs/deploying.md runs it with besides its configuration: glibc's malloc kept to 2 arenas. */
 const DEPLOYED_ENV = { MALLOC_ARENA_MAX: "2" };
 const BASELINES = fileURLToPath(new URL("../baselines/", import.meta.url));
@@ -103,6 +103,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const port = await waitFor(child, label, () => /listening on (\d+)/.exec(stdout)?.[1]);
   return running(options.key, label, child, `http://127.0.0.1:${port}`);
+}
+
+/** The flags between `node` and `dist/main.js` in apps/server's `start` script. */
+function startScriptNodeFlags(): string[] {
+  const manifest = readFileSync(fileURLToPath(import.meta.resolve("@plant-store/server/package.json")), "utf8");
+  const start = (JSON.parse(manifest) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = start.split(" ");
+  if (command !== "node" || args.at(-1) !== "dist/main.js") {
+    throw new Error(`apps/server's start script is not "node <flags> dist/main.js": ${start}`);
+  }
+  return args.slice(0, -1);
 }
 
 function waitFor(child: ChildProcess, label: string, probe: () => string | undefined): Promise<string> {

@@ -2,7 +2,7 @@ import { barChartSvg } from "../chart.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions, Variant } from "../options.js";
 import { header, pairedRatio, rawTable, ratioTarget, summaryTable, type Target, targetTable } from "../report.js";
-import { SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
+import { DEPLOYED_NODE_FLAGS, SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
 import { withSession, writeOutputs } from "../session.js";
 import { profileStages, stageProfileMarkdown } from "../stage-profile.js";
@@ -107,7 +107,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       "1. **Plant Store**: the built `apps/server/dist/main.js` in production mode: bearer auth, lossless JSON body,",
       "   contract validation, durable SQLite (WAL, `synchronous=FULL`, group commit), one log line per request at",
-      "   info into a file; Node started with `--max-semi-space-size=16` and `MALLOC_ARENA_MAX=2`, as docs/deploying.md starts it.",
+      `   info into a file; Node started with \`${DEPLOYED_NODE_FLAGS.join(" ")}\` and \`MALLOC_ARENA_MAX=2\`, as docs/deploying.md starts it.`,
       "2. **Bare Express 5** with `express.json()` answering a fixed JSON: the framework floor (`bench/baselines/bare-express.ts`).",
       "3. **Bare `node:http`** answering a fixed JSON: the platform limit (`bench/baselines/bare-node-http.ts`).",
       "4. **Fastify 5 peer, straightforward**: jsonwebtoken HS256 with the secret as a string, JSON-schema body, one",
