@@ -176,7 +176,16 @@ async function drainRound(delayMs: number): Promise<Tally> {
   const brokenBeforeDeadline = failed.filter(
     (r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline,
   );
-  expect(brokenBeforeDeadline).toEqual([]);
+  // On failure, each record says which side of the listener's close it fell on and what the server knew of it.
+  const explained = (record: PostRecord) => ({
+    ...record,
+    acceptedByServer: record.clientPort !== undefined && accepted.has(record.clientPort),
+    endedMsAfterSignal: record.endedAt - shutdownBegan,
+    endedMsAfterStoppedAccepting: record.endedAt - stoppedAccepting,
+    serverLog: logEntries(server).filter((entry) => entry.req?.id === `drain-${record.id}`),
+    serverStderr: server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection")),
+  });
+  expect(brokenBeforeDeadline.map(explained)).toEqual([]);
   // The server's own account agrees: it cut off no request, and never saw those reset in its listen queue.
   expect(requestsLogged(server, "request aborted")).toEqual(new Set());
   const received = requestsLogged(server, "request completed");
