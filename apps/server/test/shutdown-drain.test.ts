@@ -19,6 +19,9 @@ const WARM_UP_ANSWERS = 5;
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 const REPORT_ACCEPTED_CONNECTIONS = new URL("./support/report-accepted-connections.mjs", import.meta.url).href;
 
+/** The X-Request-Id each POST is sent with, so the server's log lines can be matched to it. */
+const requestIdOf = (id: number) => `drain-${id}`;
+
 const dirs: string[] = [];
 const running: ServerProcess[] = [];
 const agents: Agent[] = [];
@@ -47,7 +50,7 @@ async function start(env: Record<string, string>) {
   let nextId = 1;
   const post = (agent: Agent) => {
     const id = nextId++;
-    const headers = { ...HEADERS, "x-request-id": `drain-${id}` };
+    const headers = { ...HEADERS, "x-request-id": requestIdOf(id) };
     return postThrough(agent, `${server.baseUrl}/plants`, headers, id, JSON.stringify({ id, name: `Drained ${id}` }));
   };
   const storedIds = () => {
@@ -176,20 +179,21 @@ async function drainRound(delayMs: number): Promise<Tally> {
   const brokenBeforeDeadline = failed.filter(
     (r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline,
   );
-  // On failure, each record says which side of the listener's close it fell on and what the server knew of it.
+  // On failure, each record says which side of the listener's close it fell on and what the server logged of it;
+  // the message carries the server's stderr besides its accepted-connection reports.
   const explained = (record: PostRecord) => ({
     ...record,
     acceptedByServer: record.clientPort !== undefined && accepted.has(record.clientPort),
     endedMsAfterSignal: record.endedAt - shutdownBegan,
     endedMsAfterStoppedAccepting: record.endedAt - stoppedAccepting,
-    serverLog: logEntries(server).filter((entry) => entry.req?.id === `drain-${record.id}`),
-    serverStderr: server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection")),
+    serverLog: logEntries(server).filter((entry) => entry.req?.id === requestIdOf(record.id)),
   });
-  expect(brokenBeforeDeadline.map(explained)).toEqual([]);
+  const otherStderr = server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection"));
+  expect(brokenBeforeDeadline.map(explained), `server stderr: ${JSON.stringify(otherStderr)}`).toEqual([]);
   // The server's own account agrees: it cut off no request, and never saw those reset in its listen queue.
   expect(requestsLogged(server, "request aborted")).toEqual(new Set());
   const received = requestsLogged(server, "request completed");
-  expect(queuedAtClose.filter((r) => received.has(`drain-${r.id}`))).toEqual([]);
+  expect(queuedAtClose.filter((r) => received.has(requestIdOf(r.id)))).toEqual([]);
   expect(idleAtSignal.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtClose.outcome).toMatchObject({ kind: "answered", status: 200, connection: "close" });
   for (const record of records) {
