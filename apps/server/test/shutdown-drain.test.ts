@@ -180,7 +180,8 @@ async function drainRound(delayMs: number): Promise<Tally> {
     (r) => !queuedAtClose.includes(r) && (r.writtenAt ?? r.startedAt) < deadline,
   );
   // On failure, each record says which side of the listener's close it fell on and what the server logged of it;
-  // the message carries the server's stderr besides its accepted-connection reports.
+  // the message carries the server's stderr besides its accepted-connection reports, and the connections it
+  // rejected (logged under a new request id, so no record's log shows them).
   const explained = (record: PostRecord) => ({
     ...record,
     acceptedByServer: record.clientPort !== undefined && accepted.has(record.clientPort),
@@ -189,7 +190,11 @@ async function drainRound(delayMs: number): Promise<Tally> {
     serverLog: logEntries(server).filter((entry) => entry.req?.id === requestIdOf(record.id)),
   });
   const otherStderr = server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection"));
-  expect(brokenBeforeDeadline.map(explained), `server stderr: ${JSON.stringify(otherStderr)}`).toEqual([]);
+  const rejected = logEntries(server).filter((entry) => entry.msg === "connection rejected");
+  expect(
+    brokenBeforeDeadline.map(explained),
+    `server stderr: ${JSON.stringify(otherStderr)}; connections rejected: ${JSON.stringify(rejected)}`,
+  ).toEqual([]);
   // The server's own account agrees: it cut off no request, and never saw those reset in its listen queue.
   expect(requestsLogged(server, "request aborted")).toEqual(new Set());
   const received = requestsLogged(server, "request completed");
