@@ -84,16 +84,16 @@ function logEntries(server: ServerProcess): LogEntry[] {
     .map((line) => JSON.parse(line) as LogEntry);
 }
 
-/** The epoch-ms time of the server's first log line whose message matches. */
-function loggedAt(server: ServerProcess, message: RegExp): number {
-  const entry = logEntries(server).find((e) => e.msg !== undefined && message.test(e.msg));
-  if (entry?.time === undefined) throw new Error(`the server never logged ${message}:\n${server.stdout()}`);
+/** The epoch-ms time of the first log entry whose message matches. */
+function loggedAt(log: LogEntry[], message: RegExp): number {
+  const entry = log.find((e) => e.msg !== undefined && message.test(e.msg));
+  if (entry?.time === undefined) throw new Error(`the server never logged ${message}:\n${JSON.stringify(log)}`);
   return entry.time;
 }
 
 /** The ids (X-Request-Id) of the requests the server logged with this message. */
-function requestsLogged(server: ServerProcess, message: string): Set<string> {
-  return new Set(logEntries(server).flatMap((e) => (e.msg === message && e.req?.id ? [e.req.id] : [])));
+function requestsLogged(log: LogEntry[], message: string): Set<string> {
+  return new Set(log.flatMap((e) => (e.msg === message && e.req?.id ? [e.req.id] : [])));
 }
 
 /** How a round's requests ended, by kind of answer or failure. */
@@ -166,8 +166,10 @@ async function drainRound(delayMs: number): Promise<Tally> {
   for (const first of idleBefore) expect(first.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtSignal.reusedConnection).toBe(true);
   expect(idleAtClose.reusedConnection).toBe(true);
-  const shutdownBegan = loggedAt(server, /readiness is now 503/);
-  const stoppedAccepting = loggedAt(server, /no longer accepting connections/);
+  // The server's log, read once it has all been printed.
+  const log = logEntries(server);
+  const shutdownBegan = loggedAt(log, /readiness is now 503/);
+  const stoppedAccepting = loggedAt(log, /no longer accepting connections/);
   const deadline = stoppedAccepting + SHUTDOWN_TIMEOUT_MS;
   // A connection the kernel had set up but the server not yet accepted is reset when the listening socket
   // closes (TCP offers no way to close a listener gently): like a refused one, the server never had it.
@@ -187,17 +189,17 @@ async function drainRound(delayMs: number): Promise<Tally> {
     acceptedByServer: record.clientPort !== undefined && accepted.has(record.clientPort),
     endedMsAfterSignal: record.endedAt - shutdownBegan,
     endedMsAfterStoppedAccepting: record.endedAt - stoppedAccepting,
-    serverLog: logEntries(server).filter((entry) => entry.req?.id === requestIdOf(record.id)),
+    serverLog: log.filter((entry) => entry.req?.id === requestIdOf(record.id)),
   });
   const otherStderr = server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection"));
-  const rejected = logEntries(server).filter((entry) => entry.msg === "connection rejected");
+  const rejected = log.filter((entry) => entry.msg === "connection rejected");
   expect(
     brokenBeforeDeadline.map(explained),
     `server stderr: ${JSON.stringify(otherStderr)}; connections rejected: ${JSON.stringify(rejected)}`,
   ).toEqual([]);
   // The server's own account agrees: it cut off no request, and never saw those reset in its listen queue.
-  expect(requestsLogged(server, "request aborted")).toEqual(new Set());
-  const received = requestsLogged(server, "request completed");
+  expect(requestsLogged(log, "request aborted")).toEqual(new Set());
+  const received = requestsLogged(log, "request completed");
   expect(queuedAtClose.filter((r) => received.has(requestIdOf(r.id)))).toEqual([]);
   expect(idleAtSignal.outcome).toMatchObject({ kind: "answered", status: 200 });
   expect(idleAtClose.outcome).toMatchObject({ kind: "answered", status: 200, connection: "close" });
