@@ -1,16 +1,15 @@
 // Baseline (4), the peer as most teams would write it: Fastify 5, jsonwebtoken HS256 with the secret as
-// a string, a JSON-schema body, one durable better-sqlite3 commit (one fsync) per request, and
+// a string, a JSON-schema body, one durable node:sqlite commit (one fsync) per request, and
 // Fastify's default request logging (two lines per request) at info to a file.
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import Fastify from "fastify";
 import jwt from "jsonwebtoken";
 import { announceListening } from "./fixed-response.js";
 import { CREATE_TABLE, type NewPlantBody, newPlantSchema, peerArguments } from "./peer-arguments.js";
 
 const { databaseFile, secret, logFile } = peerArguments();
-const db = new Database(databaseFile);
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = FULL");
+const db = new DatabaseSync(databaseFile);
+db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
 db.exec(CREATE_TABLE);
 const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
 

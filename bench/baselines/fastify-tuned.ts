@@ -2,7 +2,7 @@
 // commit (the creates of one event-loop turn share one durable transaction), and one log line per
 // request at info to a file instead of Fastify's two.
 import { createSecretKey } from "node:crypto";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import Fastify from "fastify";
 import jwt from "jsonwebtoken";
 import { announceListening } from "./fixed-response.js";
@@ -10,21 +10,27 @@ import { CREATE_TABLE, type NewPlantBody, newPlantSchema, peerArguments } from "
 
 const { databaseFile, secret, logFile } = peerArguments();
 const key = createSecretKey(Buffer.from(secret, "utf8"));
-const db = new Database(databaseFile);
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = FULL");
+const db = new DatabaseSync(databaseFile);
+db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
 db.exec(CREATE_TABLE);
 const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
-const writeBatch = db.transaction((plants: NewPlantBody[]) => {
-  for (const plant of plants) insert.run(plant.id, plant.name, plant.tag ?? null);
-});
+function writeBatch(plants: NewPlantBody[]): void {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    for (const plant of plants) insert.run(plant.id, plant.name, plant.tag ?? null);
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
 
 let pending: { plant: NewPlantBody; done: (error?: unknown) => void }[] = [];
 function flush(): void {
   const batch = pending;
   pending = [];
   try {
-    writeBatch.immediate(batch.map((entry) => entry.plant));
+    writeBatch(batch.map((entry) => entry.plant));
     for (const entry of batch) entry.done();
   } catch (error) {
     for (const entry of batch) entry.done(error);

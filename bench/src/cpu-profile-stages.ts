@@ -17,7 +17,7 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["auth", /\/(jsonwebtoken|jws|jwa|jwks-rsa|express-rate-limit)\/|\/auth\//],
   ["parse (body)", /\/(lossless-json|raw-body|content-type|iconv-lite)\/|json-body|\/wire\//],
   ["validate", /\/zod\/|\/@ts-rest\/|validation/],
-  ["store", /\/store\/|\/(better-sqlite3|kysely|pg|pg-pool)\//],
+  ["store", /\/store\/|\/(kysely|pg|pg-pool)\//],
   ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-recorded-once|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
   // The HTTP share in three, so what Express itself costs inside the pipeline shows apart from the platform.

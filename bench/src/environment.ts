@@ -2,10 +2,21 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, release, totalmem } from "node:os";
+import { DatabaseSync } from "node:sqlite";
 import { wrkVersion } from "./wrk-load.js";
 
 const require = createRequire(import.meta.url);
 const serverRequire = createRequire(require.resolve("@plant-store/server/package.json"));
+
+/** The SQLite library node:sqlite is built with. */
+function sqliteVersion(): string {
+  const db = new DatabaseSync(":memory:");
+  try {
+    return String(db.prepare("SELECT sqlite_version() AS version").get()?.version);
+  } finally {
+    db.close();
+  }
+}
 
 function versionOf(resolveFrom: NodeRequire, name: string): string {
   const entry = resolveFrom.resolve(name);
@@ -36,7 +47,7 @@ export function describeEnvironment(dataDir: string): Record<string, string> {
     "Load generator": wrkVersion() ?? "wrk missing",
     "Express (server / floor)": `${versionOf(serverRequire, "express")} / ${versionOf(require, "express")}`,
     Fastify: versionOf(require, "fastify"),
-    "better-sqlite3 (server / peers)": `${versionOf(serverRequire, "better-sqlite3")} / ${versionOf(require, "better-sqlite3")}`,
+    SQLite: `node:sqlite ${sqliteVersion()} (server and peers)`,
     "Database files": databaseFilesystem(filesystemOf(dataDir)),
   };
 }

@@ -73,12 +73,17 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
     expect(existsSync(join(target, "src"))).toBe(false);
     expect(existsSync(join(target, "test"))).toBe(false);
     const installed = readdirSync(join(target, "node_modules", ".pnpm")).join("\n");
-    for (const runtime of ["express@", "better-sqlite3@", "prom-client@", "swagger-ui-dist@", "@plant-store+contract@"]) {
+    for (const runtime of ["express@", "kysely@", "prom-client@", "swagger-ui-dist@", "@plant-store+contract@"]) {
       expect(installed).toContain(runtime);
     }
     for (const devOnly of ["vitest@", "supertest@", "playwright-core@", "typescript@", "@biomejs+", "@plant-store+client@"]) {
       expect(installed).not.toContain(devOnly);
     }
+  });
+
+  it("holds no native addon, so it runs on any Node 24 or 26 without a build", () => {
+    const files = readdirSync(target, { recursive: true, encoding: "utf8" });
+    expect(files.filter((file) => file.endsWith(".node") || file.endsWith("binding.gyp"))).toEqual([]);
   });
 
   it("has no links into the workspace: the contract is a copy with its built dist", () => {

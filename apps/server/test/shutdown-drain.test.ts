@@ -4,11 +4,11 @@ import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "drain-test-secret-of-at-least-32-characters";
 const HEADERS = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
@@ -53,14 +53,8 @@ async function start(env: Record<string, string>) {
     const headers = { ...HEADERS, "x-request-id": requestIdOf(id) };
     return postThrough(agent, `${server.baseUrl}/plants`, headers, id, JSON.stringify({ id, name: `Drained ${id}` }));
   };
-  const storedIds = () => {
-    const db = new Database(databaseFile, { readonly: true });
-    try {
-      return new Set(db.prepare("SELECT id FROM plants").pluck().all() as number[]);
-    } finally {
-      db.close();
-    }
-  };
+  const storedIds = () =>
+    querySqliteFile(databaseFile, (db) => new Set(db.prepare("SELECT id FROM plants").all().map((row) => Number(row.id))));
   return { server, post, storedIds };
 }
 

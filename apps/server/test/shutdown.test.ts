@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { slowPost } from "./support/slow-request.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "shutdown-test-secret-of-at-least-32-chars";
 const dirs: string[] = [];
@@ -27,14 +27,7 @@ async function start(env: Record<string, string> = {}) {
   const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ...env });
   running.push(server);
   const headers = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
-  const storedNames = () => {
-    const db = new Database(databaseFile, { readonly: true });
-    try {
-      return db.prepare("SELECT name FROM plants ORDER BY id").pluck().all();
-    } finally {
-      db.close();
-    }
-  };
+  const storedNames = () => querySqliteFile(databaseFile, (db) => db.prepare("SELECT name FROM plants ORDER BY id").all().map((row) => row.name));
   return { server, headers, storedNames };
 }
 

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { ErrorCode } from "@plant-store/contract";
-import Database from "better-sqlite3";
 import request from "supertest";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { classifySqliteFailure, SqliteWriterError } from "../src/store/sqlite/sqlite-errors.js";
@@ -11,6 +11,7 @@ import { SqlitePlantStore, type SqliteStoreOptions } from "../src/store/sqlite/s
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import type { PlantRow } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
 
 /** Why a tiny tmpfs cannot be mounted here (mounting needs root or CAP_SYS_ADMIN), or undefined when it can. */
 function tmpfsUnavailableReason(): string | undefined {
@@ -72,14 +73,8 @@ async function openFixture(file: string, options?: SqliteStoreOptions) {
     post: (id: number) =>
       request(app).post("/plants").set(auth).set("Content-Type", "application/json").send(`{"id": ${id}, "name": "plant ${id}"}`),
     readyz: () => request(app).get("/readyz"),
-    ids: () => {
-      const reader = new Database(file, { readonly: true, fileMustExist: true });
-      try {
-        return (reader.prepare("SELECT id FROM plants ORDER BY id").safeIntegers(true).all() as PlantRow[]).map((row) => row.id);
-      } finally {
-        reader.close();
-      }
-    },
+    ids: () =>
+      querySqliteFile(file, (db) => (db.prepare("SELECT id FROM plants ORDER BY id").all() as unknown as PlantRow[]).map((row) => row.id)),
   };
 }
 
@@ -115,7 +110,7 @@ describe("SQLite faults answer 503 StoreUnavailable, store nothing, and heal", (
     const fixture = await openFixture(file, { busyTimeoutMs: 50 });
     await fixture.store.create({ id: 1n, name: "before" });
 
-    const holder = new Database(file);
+    const holder = new DatabaseSync(file);
     holder.exec("BEGIN IMMEDIATE");
     try {
       await expectUnavailable(fixture.store.create({ id: 2n, name: "blocked" }), "SQLITE_BUSY");
@@ -248,13 +243,10 @@ describe("opening the store", () => {
     await first.close();
     const second = await SqlitePlantStore.open(file);
     cleanups.push(() => second.close());
-    const reader = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      const applied = reader.prepare("SELECT name FROM kysely_migration ORDER BY name").pluck().all();
+    querySqliteFile(file, (db) => {
+      const applied = db.prepare("SELECT name FROM kysely_migration ORDER BY name").all().map((row) => row.name);
       expect(applied).toEqual(["0001_create_plants", "0002_create_writer_probe"]);
-      expect(reader.prepare("SELECT name FROM plants WHERE id = 1").pluck().get()).toBe("kept");
-    } finally {
-      reader.close();
-    }
+      expect(db.prepare("SELECT name FROM plants WHERE id = 1").get()?.name).toBe("kept");
+    });
   });
 });

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
@@ -10,6 +9,7 @@ import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.j
 import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
 
 /** A store under test, empty at the start of each test, and a way to read what it really holds. */
 interface StoreFixture {
@@ -34,14 +34,8 @@ function sqliteKind(): StoreKind {
       dir = mkdtempSync(join(tmpdir(), "plant-store-conformance-"));
       const file = join(dir, "plants.db");
       store = await SqlitePlantStore.open(file);
-      const rows = async () => {
-        const reader = new Database(file, { readonly: true });
-        try {
-          return reader.prepare("SELECT id, name, tag FROM plants ORDER BY id").safeIntegers(true).all() as PlantRow[];
-        } finally {
-          reader.close();
-        }
-      };
+      const rows = async () =>
+        querySqliteFile(file, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as unknown as PlantRow[]);
       return { store, rows };
     },
     async release() {

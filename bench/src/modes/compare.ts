@@ -111,7 +111,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "2. **Bare Express 5** with `express.json()` answering a fixed JSON: the framework floor (`bench/baselines/bare-express.ts`).",
       "3. **Bare `node:http`** answering a fixed JSON: the platform limit (`bench/baselines/bare-node-http.ts`).",
       "4. **Fastify 5 peer, straightforward**: jsonwebtoken HS256 with the secret as a string, JSON-schema body, one",
-      "   durable better-sqlite3 commit per request, Fastify's default request logs at info into a file",
+      "   durable node:sqlite commit per request, Fastify's default request logs at info into a file",
       "   (`bench/baselines/fastify-straightforward.ts`).",
       "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
       "   (`bench/baselines/fastify-tuned.ts`).",

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { checkAnswers, IdBlocks, type Measurement, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, rawTable, ratioTarget, summaryTable, targetTable } from "../report.js";
@@ -7,13 +7,13 @@ import { type Session, withSession, writeOutputs } from "../session.js";
 
 /** Fills a migrated Plant Store database with ids 1..rows in one transaction, as if clients had. */
 function fillDatabase(file: string, rows: number): void {
-  const db = new Database(file);
+  const db = new DatabaseSync(file);
   try {
     const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)");
-    db.transaction(() => {
-      for (let id = 1; id <= rows; id++) insert.run(id, `plant ${id}`, id % 2 === 0 ? "tropical" : null);
-    })();
-    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.exec("BEGIN");
+    for (let id = 1; id <= rows; id++) insert.run(id, `plant ${id}`, id % 2 === 0 ? "tropical" : null);
+    db.exec("COMMIT");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
   }

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "../support/postgres.js";
 import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
+import { querySqliteFile } from "../support/sqlite-file.js";
 
 // Five crashes per run keep `pnpm test` short; RELIABILITY_LONG=1 runs fifty.
 const LONG = process.env.RELIABILITY_LONG === "1";
@@ -42,18 +42,14 @@ async function sqliteFileTarget(): Promise<CrashTarget> {
   return {
     databaseUrl: file,
     // A second connection while the server runs, as the WAL allows: it sees exactly what was committed.
-    inspect: async () => {
-      const db = new Database(file, { readonly: true, fileMustExist: true });
-      try {
-        const integrity = (db.pragma("integrity_check") as { integrity_check: string }[])
+    inspect: async () =>
+      querySqliteFile(file, (db) => {
+        const integrity = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
           .map((row) => row.integrity_check)
           .join("; ");
-        const rows = db.prepare("SELECT id, name, tag FROM plants").safeIntegers(true).all() as PlantRow[];
+        const rows = db.prepare("SELECT id, name, tag FROM plants").all() as unknown as PlantRow[];
         return { integrity, rows: new Map(rows.map(plantOf)) };
-      } finally {
-        db.close();
-      }
-    },
+      }),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }

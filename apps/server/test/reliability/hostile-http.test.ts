@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
 import { contractViolation } from "./support/contract-response.js";
 import { hostileConnection } from "./support/hostile-http.js";
 import { openRawConnection, parseResponses } from "./support/raw-http.js";
+import { querySqliteFile } from "../support/sqlite-file.js";
 
 // Malformed HTTP itself, below the body: framing conflicts (request smuggling's raw material), bad
 // chunking, odd request lines and headers, several requests per connection.
@@ -77,13 +77,8 @@ describe("generated malformed HTTP on raw connections to the built server", () =
     expect(server.alive()).toBe(true);
 
     // Every stored plant was answered 200 on its connection: nothing was smuggled in unseen.
-    const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
-    try {
-      const rows = db.prepare("SELECT name, tag FROM plants").all() as { name: string; tag: string | null }[];
-      expect(new Map(rows.map((row) => [row.name, row.tag ?? ""]))).toEqual(acknowledged);
-    } finally {
-      db.close();
-    }
+    const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT name, tag FROM plants").all()) as { name: string; tag: string | null }[];
+    expect(new Map(rows.map((row) => [row.name, row.tag ?? ""]))).toEqual(acknowledged);
     console.info(
       `malformed HTTP: ${CASES} generated connections (seed ${SEED}), ${acknowledged.size} plants stored, answers by status: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
     );

@@ -2,13 +2,13 @@ import { request as httpRequest, Agent } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import fc from "fast-check";
 import { parse } from "lossless-json";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
 import { contractViolation } from "./support/contract-response.js";
 import { describeRequest, type HostileRequest, hostileRequest } from "./support/hostile-requests.js";
+import { querySqliteFile } from "../support/sqlite-file.js";
 
 // At least 2,000 generated requests in every run; RELIABILITY_LONG=1 sends 20,000. RELIABILITY_SEED
 // replays a run (the seed is printed when a case fails).
@@ -65,13 +65,8 @@ function acceptedId(body: Buffer): bigint {
 }
 
 function storedRows(): Map<bigint, Plant> {
-  const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    const rows = db.prepare("SELECT id, name, tag FROM plants").safeIntegers(true).all() as { id: bigint; name: string; tag: string | null }[];
-    return new Map(rows.map((row) => [row.id, row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag }]));
-  } finally {
-    db.close();
-  }
+  const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants").all()) as { id: bigint; name: string; tag: string | null }[];
+  return new Map(rows.map((row) => [row.id, row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag }]));
 }
 
 describe("generated hostile requests to the built server", () => {

@@ -2,10 +2,10 @@ import { createHmac, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { startPlantStore } from "../../src/startup/start-plant-store.js";
+import { querySqliteFile } from "./sqlite-file.js";
 
 /** The server as main.ts starts it from these environment variables, on a real SQLite file in a temp folder. */
 export async function startConfiguredApp(env: Record<string, string>) {
@@ -18,12 +18,7 @@ export async function startConfiguredApp(env: Record<string, string>) {
     app: running.app,
     /** How many plants the database file holds, read through a separate connection. */
     rowCount(): number {
-      const reader = new Database(databaseFile, { readonly: true });
-      try {
-        return (reader.prepare("SELECT count(*) AS n FROM plants").get() as { n: number }).n;
-      } finally {
-        reader.close();
-      }
+      return querySqliteFile(databaseFile, (db) => Number(db.prepare("SELECT count(*) AS n FROM plants").get()?.n));
     },
     async close() {
       await running.shutdown("test finished").catch(() => undefined);

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import request from "supertest";
 import { afterEach } from "vitest";
 import { signToken } from "../../src/auth/sign-token.js";
 import { loadConfig } from "../../src/config.js";
 import { type PlantStoreOverrides, startPlantStore } from "../../src/startup/start-plant-store.js";
+import { querySqliteFile } from "./sqlite-file.js";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
@@ -46,14 +46,8 @@ export async function startTestApp(options: TestServerOptions = {}) {
   const token = signToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
 
   /** The rows actually in the database file, read through a separate connection. */
-  const rows = (): { id: bigint; name: string; tag: string | null }[] => {
-    const reader = new Database(databaseFile, { readonly: true });
-    try {
-      return reader.prepare("SELECT id, name, tag FROM plants ORDER BY id").safeIntegers(true).all() as never;
-    } finally {
-      reader.close();
-    }
-  };
+  const rows = (): { id: bigint; name: string; tag: string | null }[] =>
+    querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as never);
 
   return {
     ...running,

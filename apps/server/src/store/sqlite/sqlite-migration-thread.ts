@@ -1,9 +1,10 @@
 // The short-lived worker thread that migrates a SqlitePlantStore's database as the store opens (started by
 // sqlite-plant-store.ts), before the writer thread opens it. Kysely and its Migrator are loaded here only, so
 // their code goes with this thread instead of staying in the serving process (docs/performance.md).
+import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
-import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { kyselyDatabaseOver } from "./kysely-database.js";
 import { sqliteMigrations } from "./migrations.js";
 import { describeFailure, type MigrationMessage, type SqliteThreadSettings } from "./thread-messages.js";
 
@@ -12,12 +13,10 @@ const port = parentPort;
 const send = (message: MigrationMessage) => port.postMessage(message);
 
 async function migrate({ filename, busyTimeoutMs }: SqliteThreadSettings): Promise<void> {
-  const db = new Database(filename);
+  const db = new DatabaseSync(filename, { timeout: busyTimeoutMs });
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    // Kysely's SqliteDriver would close the database on destroy(); it is only borrowed for migrating.
-    const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
+    db.exec("PRAGMA journal_mode = WAL");
+    const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: kyselyDatabaseOver(db) }) });
     const { error } = await new Migrator({ db: kysely, provider: sqliteMigrations }).migrateToLatest();
     if (error) throw error;
   } finally {

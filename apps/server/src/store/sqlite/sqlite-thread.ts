@@ -7,8 +7,8 @@ import type { SqliteThreadSettings } from "./thread-messages.js";
 export type SqliteThreadEntry = "sqlite-writer-thread" | "sqlite-migration-thread";
 
 // Built, a thread runs the compiled entry (.js) next to this file. Under vitest, this file is src/…/*.ts, which
-// vitest transforms itself; a worker thread is a plain Node thread, Node 20 cannot load .ts, and on Node 20 a
-// loader passed with --import in a worker's execArgv does not apply to its entry. So from src/ a thread runs a
+// vitest transforms itself; a worker thread is a plain Node thread, and Node's own type stripping does not map the
+// entries' "./x.js" imports to their .ts files. So from src/ a thread runs a
 // two-line script instead: register tsx (a dev dependency that dist/ and the deploy artifact never reach), then
 // require the .ts entry. tsx's require hook works inside the thread (its ESM hooks would start a loader thread
 // per worker, 5x slower to start); the entries use no ESM-only feature (import.meta, top-level await), so they

@@ -1,7 +1,7 @@
 // The worker thread that owns the SQLite connection of a SqlitePlantStore (started by sqlite-writer.ts).
+import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
 import type { NewPlant } from "@plant-store/contract";
-import Database from "better-sqlite3";
 import {
   describeFailure,
   type SqliteThreadSettings,
@@ -14,36 +14,46 @@ if (parentPort === null) throw new Error("sqlite-writer-thread runs as a worker 
 const port = parentPort;
 const send = (message: WriterMessage) => port.postMessage(message);
 
+/** Runs `work` in a transaction that takes the write lock up front; a throw rolls it back and is rethrown. */
+function inImmediateTransaction<Result>(db: DatabaseSync, work: () => Result): Result {
+  // IMMEDIATE takes the write lock at BEGIN, so processes sharing the file wait (busy timeout) instead of
+  // failing a lock upgrade halfway through.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    // A failed COMMIT (SQLITE_BUSY, SQLITE_FULL) leaves the transaction open: end it, so the next batch starts clean.
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
 /** The writer's connection and the statements it runs. */
 function openConnection({ filename, busyTimeoutMs }: SqliteThreadSettings) {
-  const db = new Database(filename);
-  db.pragma("synchronous = FULL");
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  // 4 MiB of page cache (better-sqlite3 builds SQLite with 16 MiB): inserts touch few pages, the OS caches
-  // the rest of the file, and the process's memory stays flat as the table grows (see docs/benchmarks-soak.md).
-  db.pragma("cache_size = -4096");
+  const db = new DatabaseSync(filename, { timeout: busyTimeoutMs });
+  db.exec("PRAGMA synchronous = FULL");
 
-  const insert = db.prepare<[bigint, string, string | null]>(
-    "INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
-  );
-  const select = db.prepare<[bigint], StoredRow>("SELECT name, tag FROM plants WHERE id = ?");
-  const touchProbe = db.prepare<[number]>(
+  const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
+  const select = db.prepare("SELECT name, tag FROM plants WHERE id = ?");
+  const touchProbe = db.prepare(
     "INSERT INTO writer_probe (id, pinged_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET pinged_at = excluded.pinged_at",
   );
   return {
     db,
     // One transaction per batch: null where the plant was inserted, else the row already stored under its
     // id (an earlier create, or an earlier plant of the same batch). A throw rolls the whole batch back.
-    writeBatch: db.transaction((plants: NewPlant[]): (StoredRow | null)[] =>
-      plants.map((plant) => {
-        if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return null;
-        return select.get(plant.id) ?? null;
-      }),
-    ),
+    // Ids go in as bigints, so every int64 is bound exactly.
+    writeBatch: (plants: NewPlant[]): (StoredRow | null)[] =>
+      inImmediateTransaction(db, () =>
+        plants.map((plant) => {
+          if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return null;
+          return (select.get(plant.id) as StoredRow | undefined) ?? null;
+        }),
+      ),
     // A real committed write, not a read: a held lock, a full disk or a read-only file fail it as they would a create.
-    writeProbe: db.transaction(() => {
-      touchProbe.run(Date.now());
-    }),
+    writeProbe: () => inImmediateTransaction(db, () => touchProbe.run(Date.now())),
   };
 }
 
@@ -61,11 +71,9 @@ port.on("message", (request: WriterRequest) => {
       reopenBeforeNextRequest = false;
     }
     if (request.type === "create") {
-      // IMMEDIATE takes the write lock up front, so processes sharing the file wait (busy_timeout)
-      // instead of failing a lock upgrade halfway through.
-      send({ type: "reply", seq: request.seq, existing: connection.writeBatch.immediate(request.plants) });
+      send({ type: "reply", seq: request.seq, existing: connection.writeBatch(request.plants) });
     } else if (request.type === "ping") {
-      connection.writeProbe.immediate();
+      connection.writeProbe();
       send({ type: "reply", seq: request.seq });
     } else {
       connection.db.close();

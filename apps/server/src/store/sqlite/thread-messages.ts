@@ -1,4 +1,5 @@
 import type { NewPlant } from "@plant-store/contract";
+import { sqliteResultCodeName } from "./sqlite-result-codes.js";
 
 // The messages between a SqlitePlantStore and its two threads: the migration thread that runs once as the
 // store opens, and the writer thread that owns the connection from then on. Both are typed here, once.
@@ -16,10 +17,14 @@ export interface SqliteFailure {
   code: string | undefined;
 }
 
-/** A thrown value as a thread reports it: what crosses postMessage of an Error is its message and code. */
+/**
+ * A thrown value as a thread reports it: its message, and SQLite's name for the result code node:sqlite gives as
+ * `errcode` (its `code` is ERR_SQLITE_ERROR for every SQLite failure); a string `code` is kept for other errors.
+ */
 export function describeFailure(error: unknown): SqliteFailure {
-  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
-  return { message: String(message ?? error), code: typeof code === "string" ? code : undefined };
+  const { message, code, errcode } = (error ?? {}) as { message?: unknown; code?: unknown; errcode?: unknown };
+  const named = typeof errcode === "number" ? sqliteResultCodeName(errcode) : undefined;
+  return { message: String(message ?? error), code: named ?? (typeof code === "string" ? code : undefined) };
 }
 
 /** Sent by the migration thread, once, before it ends. */
