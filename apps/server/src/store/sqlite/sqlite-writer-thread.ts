@@ -36,6 +36,8 @@ function openConnection({ filename, busyTimeoutMs }: SqliteThreadSettings) {
   db.exec("PRAGMA synchronous = FULL");
 
   const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
+  // run() reports the new row's id: as a number, Node 26 throws above 2^53 (and Node 24 rounds it).
+  insert.setReadBigInts(true);
   const select = db.prepare("SELECT name, tag FROM plants WHERE id = ?");
   const touchProbe = db.prepare(
     "INSERT INTO writer_probe (id, pinged_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET pinged_at = excluded.pinged_at",
@@ -48,7 +50,7 @@ function openConnection({ filename, busyTimeoutMs }: SqliteThreadSettings) {
     writeBatch: (plants: NewPlant[]): (StoredRow | null)[] =>
       inImmediateTransaction(db, () =>
         plants.map((plant) => {
-          if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return null;
+          if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1n) return null;
           return (select.get(plant.id) as StoredRow | undefined) ?? null;
         }),
       ),
