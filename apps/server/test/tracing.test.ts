@@ -211,7 +211,7 @@ describe("without an OTLP endpoint", () => {
     const collector = await receiver();
     const traced = await server({ NODE_DEBUG: "esm,module", OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
     expect((await createPlant(traced.baseUrl)).status).toBe(200);
-    expect(await wholeOutput(traced)).toContain("@opentelemetry/sdk-trace-node");
+    expect(await wholeOutput(traced)).toContain("@opentelemetry/sdk-trace");
 
     const untraced = await server({ NODE_DEBUG: "esm,module" });
     const response = await createPlant(untraced.baseUrl, { traceparent: callerContext().traceparent });
