@@ -2,7 +2,12 @@
 // the URL of every module it resolved, imported or required, one per line. NODE_DEBUG=esm,module listed them
 // too, but it prints the whole module map at each load: with SDK 3's many small ES modules that grew to tens of
 // megabytes, and a start of more than 15 s on a busy machine.
-import { registerHooks } from "node:module";
+import module from "node:module";
+
+// registerHooks (Node >= 22.15) is not in @types/node 20, which the workspace still type-checks against.
+/** @typedef {(specifier: string, context: object) => { url: string }} Resolve */
+/** @typedef {{ registerHooks(hooks: { resolve(specifier: string, context: object, next: Resolve): { url: string } }): void }} Hooks */
+const { registerHooks } = /** @type {typeof module & Hooks} */ (module);
 
 const resolved = new Set();
 registerHooks({
