@@ -98,8 +98,10 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60_000)),
   KEEP_ALIVE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(5_000)),
-  // OpenTelemetry's standard variables that decide whether and how traces are exported (see tracesExport
-  // and docs/tracing.md); the SDK reads the rest of the standard ones (OTEL_BSP_*, headers, timeouts) itself.
+  // OpenTelemetry's standard variables that decide whether and how traces are exported, and, since SDK 3 reads
+  // none itself, the sampler and the batch span processor's (see tracesExport and docs/tracing.md); the
+  // exporter still reads its own (OTEL_EXPORTER_OTLP_* headers, timeout, compression), the resource detector
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
   OTEL_SDK_DISABLED: z.preprocess(
     (value) => (typeof value === "string" && value !== "" ? value.toLowerCase() : undefined),
     z.enum(["true", "false"]).default("false"),
@@ -111,6 +113,10 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(emptyAsUndefined, otlpProtocol.optional()),
   OTEL_TRACES_SAMPLER: z.preprocess(emptyAsUndefined, z.enum(TRACES_SAMPLERS).default("parentbased_always_on")),
   OTEL_TRACES_SAMPLER_ARG: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).optional()),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(2048)),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(512)),
+  OTEL_BSP_SCHEDULE_DELAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(5_000)),
+  OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.
   VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
   // The API's public base URL (the spec's {base_url}), listed as the server in GET /openapi.json.
@@ -174,15 +180,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.OTEL_TRACES_SAMPLER.endsWith("traceidratio") && config.OTEL_TRACES_SAMPLER_ARG === undefined) {
     throw new ConfigError(`invalid configuration: OTEL_TRACES_SAMPLER_ARG: is required by ${config.OTEL_TRACES_SAMPLER} (a ratio from 0 to 1)`);
   }
+  if (config.OTEL_BSP_MAX_EXPORT_BATCH_SIZE > config.OTEL_BSP_MAX_QUEUE_SIZE) {
+    throw new ConfigError("invalid configuration: OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE");
+  }
   if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
     throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
   }
   return config;
 }
 
-/** How the server exports traces: OTLP over HTTP with this encoding. */
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
+
+/** How the server exports traces: OTLP over HTTP with this encoding, which spans, and how they are batched. */
 export interface TracesExport {
   protocol: "http/protobuf" | "http/json";
+  /** OTEL_TRACES_SAMPLER, with OTEL_TRACES_SAMPLER_ARG as the ratio of the traceidratio samplers. */
+  sampler: { name: TracesSampler; ratio?: number };
+  /** The batch span processor's options, from OTEL_BSP_*. */
+  batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number; exportTimeoutMillis: number };
 }
 
 /**
@@ -195,5 +210,17 @@ export function tracesExport(config: Config): TracesExport | undefined {
   if (endpoint === undefined || config.OTEL_SDK_DISABLED === "true" || config.OTEL_TRACES_EXPORTER === "none") {
     return undefined;
   }
-  return { protocol: config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL };
+  return {
+    protocol: config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL,
+    sampler: {
+      name: config.OTEL_TRACES_SAMPLER,
+      ...(config.OTEL_TRACES_SAMPLER_ARG !== undefined && { ratio: config.OTEL_TRACES_SAMPLER_ARG }),
+    },
+    batch: {
+      maxQueueSize: config.OTEL_BSP_MAX_QUEUE_SIZE,
+      maxExportBatchSize: config.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+      scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
+      exportTimeoutMillis: config.OTEL_BSP_EXPORT_TIMEOUT,
+    },
+  };
 }

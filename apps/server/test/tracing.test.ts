@@ -10,6 +10,7 @@ import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "./suppo
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const SECRET = "tracing-test-secret-of-at-least-32-chars";
+const REPORT_LOADED_MODULES = `--import ${new URL("./support/report-loaded-modules.mjs", import.meta.url).href}`;
 const TOKEN = signToken({ secret: SECRET });
 const SERVER = 2;
 const INTERNAL = 1;
@@ -198,22 +199,21 @@ describe("traced requests", () => {
 });
 
 describe("without an OTLP endpoint", () => {
-  // NODE_DEBUG=esm,module makes Node's loaders print every module they load; the traced run is the control
-  // that shows the listing names the SDK's packages when they are loaded.
+  // report-loaded-modules.mjs prints every module the server loaded; the traced run is the control that shows
+  // the listing names the SDK's packages when they are loaded.
   it("the server loads none of the OpenTelemetry SDK, ignores traceparent and logs no trace ids", async () => {
-    // The listing is read once each process has exited and its output is all in: under load, and on Node 24
-    // whose listing is far longer, the last of it can still be on its way when a request has been answered.
+    // The listing is printed as the process exits: it is read once the process has exited and its output is all in.
     const wholeOutput = async (started: ServerProcess) => {
       started.child.kill("SIGTERM");
       await started.outputClosed;
       return started.stderr();
     };
     const collector = await receiver();
-    const traced = await server({ NODE_DEBUG: "esm,module", OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+    const traced = await server({ NODE_OPTIONS: REPORT_LOADED_MODULES, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
     expect((await createPlant(traced.baseUrl)).status).toBe(200);
-    expect(await wholeOutput(traced)).toContain("@opentelemetry/sdk-trace-node");
+    expect(await wholeOutput(traced)).toContain("@opentelemetry/sdk-trace");
 
-    const untraced = await server({ NODE_DEBUG: "esm,module" });
+    const untraced = await server({ NODE_OPTIONS: REPORT_LOADED_MODULES });
     const response = await createPlant(untraced.baseUrl, { traceparent: callerContext().traceparent });
     expect(response.status).toBe(200);
     await untraced.waitForStdout(/"msg":"request completed"/);

@@ -1,7 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { context, propagation, trace } from "@opentelemetry/api";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPlantStoreClient } from "../src/index.js";
 
@@ -18,6 +20,14 @@ beforeEach(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
+/** An app's tracing set up as with OpenTelemetry JS SDK 3: a tracer provider, a context manager, W3C propagation. */
+function registerTracerProvider(): TracerProvider {
+  const provider = new TracerProvider();
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  return provider;
+}
 afterEach(async () => {
   // Undo what a test registered globally, so no test sees another's tracer provider.
   trace.disable();
@@ -29,8 +39,7 @@ afterEach(async () => {
 
 describe("trace context propagation", () => {
   it("continues the caller's active span: traceparent carries its trace and span ids", async () => {
-    const provider = new NodeTracerProvider();
-    provider.register();
+    const provider = registerTracerProvider();
     const client = createPlantStoreClient({ baseUrl, token: "abc" });
 
     const caller = await trace.getTracer("caller").startActiveSpan("checkout", async (span) => {
@@ -44,8 +53,7 @@ describe("trace context propagation", () => {
   });
 
   it("sends no traceparent when the caller has no active span", async () => {
-    const provider = new NodeTracerProvider();
-    provider.register();
+    const provider = registerTracerProvider();
     await createPlantStoreClient({ baseUrl, token: "abc" }).plants.createOrThrow({ id: 2, name: "Fern" });
     expect(received[0]).not.toHaveProperty("traceparent");
     await provider.shutdown();

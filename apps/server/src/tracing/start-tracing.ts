@@ -1,9 +1,10 @@
-import { diag, type MeterProvider, trace } from "@opentelemetry/api";
+import { context, diag, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { registerInstrumentations } from "@opentelemetry/instrumentation";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, type BufferConfig, type SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { BatchSpanProcessor, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Registry } from "prom-client";
 import type { TracesExport } from "../config.js";
@@ -11,6 +12,7 @@ import { endBodyValidationOnEntry, traceBodyValidation } from "./body-validation
 import { traceLogFields } from "./log-fields.js";
 import { requestSpan } from "./request-span.js";
 import { logSdkDiagnostics } from "./sdk-diagnostics.js";
+import { samplerFor } from "./sampler.js";
 import { spanProcessorMetrics } from "./span-processor-metrics.js";
 import { traceStore } from "./store-span.js";
 import { traceTokenVerification } from "./token-verification-span.js";
@@ -26,25 +28,34 @@ async function createExporter(protocol: TracesExport["protocol"]): Promise<SpanE
 }
 
 /**
- * Starts the OpenTelemetry SDK: spans are batched (OTEL_BSP_*: a bounded queue that drops, and counts, what a
- * down or slow collector cannot take) and exported over OTLP/HTTP; the sampler, limits and resource come from
- * the standard variables, with service.name "plant-store" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES
- * says otherwise. PostgreSQL queries get client spans from pg's instrumentation.
+ * Starts the OpenTelemetry SDK: spans are batched (a bounded queue that drops, and counts, what a down or slow
+ * collector cannot take) and exported over OTLP/HTTP; the sampler and the batching come from config.ts (SDK 3
+ * reads neither from the environment), the resource from the standard variables, with service.name
+ * "plant-store" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. PostgreSQL queries get
+ * client spans from pg's instrumentation.
  */
 export async function startTracing(traces: TracesExport, registry: Registry): Promise<Tracing> {
-  // The processor passes its options on to @opentelemetry/sdk-trace's, which takes the MeterProvider for its
-  // own metrics (test/tracing.test.ts fails if dropped spans stop being counted).
-  const processorOptions: BufferConfig & { selfObsMeterProvider: MeterProvider } = {
-    selfObsMeterProvider: spanProcessorMetrics(registry),
-  };
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
     resource: defaultResource()
       .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: "plant-store" }))
       .merge(detectResources({ detectors: [envDetector] })),
-    spanProcessors: [new BatchSpanProcessor(await createExporter(traces.protocol), processorOptions)],
+    sampler: samplerFor(traces.sampler),
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: await createExporter(traces.protocol),
+        ...traces.batch,
+        // Its own metrics: test/tracing.test.ts fails if dropped spans stop being counted.
+        selfObsMeterProvider: spanProcessorMetrics(registry),
+      }),
+    ],
   });
-  // The global tracer provider, AsyncLocalStorage context and W3C trace-context propagation.
-  provider.register();
+  // What NodeTracerProvider.register() did before SDK 3: the AsyncLocalStorage context, W3C trace-context
+  // (and baggage) propagation, and the global tracer provider.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  trace.setGlobalTracerProvider(provider);
   // requireParentSpan: the pool's and migrations' queries outside any request make no traces of their own.
   registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true })] });
   const tracer = trace.getTracer("@plant-store/server");
