@@ -1,0 +1,272 @@
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildServerImage } from "./build-image.js";
+import { type ContainerProcess, imageEnv, type MountedContainer, mountContainer, startInContainer } from "./container-run.js";
+import { type ImageInfo, inspectImage } from "./engine.js";
+import { onPath } from "./process.js";
+import { defaultNodeImage, LOCAL_TAG, serverPackage } from "./repo.js";
+import { ensureBaseImage } from "./stand-in.js";
+
+const SECRET = "image-test-secret-of-at-least-32-characters";
+
+class CheckFailed extends Error {}
+
+function check(condition: unknown, what: string, detail = ""): void {
+  if (!condition) throw new CheckFailed(`not ok  ${what}${detail ? `\n${detail}` : ""}`);
+  console.log(`ok      ${what}`);
+}
+
+/**
+ * `pnpm image:test`: builds the image from apps/server/Containerfile as it stands, against the default base
+ * (its local stand-in where it cannot be pulled), then checks the image's settings, what it holds, and the
+ * server it starts: POST /plants, a SIGTERM drain, the data volume across a restart. Skips, saying why,
+ * where podman is missing.
+ */
+export async function checkImage(): Promise<number> {
+  if (!onPath("podman")) {
+    console.log("image:test skipped: podman is not installed (apt-get install podman debootstrap); it builds and mounts the image");
+    return 0;
+  }
+  const started = Date.now();
+  const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
+  await ensureBaseImage("podman", defaultNodeImage());
+  console.log(`image: base ready after ${seconds()}`);
+  await buildServerImage("podman");
+  console.log(`image: ${LOCAL_TAG} built after ${seconds()}`);
+  const info = inspectImage("podman", LOCAL_TAG);
+  if (info === undefined) throw new Error(`${LOCAL_TAG} is not there after the build`);
+  console.log(`image: ${LOCAL_TAG} is ${(info.Size / 1e6).toFixed(1)} MB`);
+  try {
+    checkSettings(info);
+    const volumePath = dataVolume(info);
+    const container = mountContainer(LOCAL_TAG);
+    try {
+      checkContents(info, container.root);
+    } finally {
+      container.remove();
+    }
+    await checkServer(info, volumePath);
+  } catch (error) {
+    if (error instanceof CheckFailed) {
+      console.error(error.message);
+      console.error(`image:test failed after ${seconds()}`);
+      return 1;
+    }
+    throw error;
+  }
+  console.log(`image:test passed in ${seconds()}`);
+  return 0;
+}
+
+/** The volume DATABASE_URL points into. */
+function dataVolume(info: ImageInfo): string {
+  const databaseUrl = imageEnv(info).DATABASE_URL ?? "";
+  const volume = Object.keys(info.Config.Volumes ?? {}).find((path) => databaseUrl.startsWith(`${path}/`));
+  check(volume, `DATABASE_URL (${databaseUrl}) is a file in a declared VOLUME (${Object.keys(info.Config.Volumes ?? {}).join(", ")})`);
+  return volume!;
+}
+
+function checkSettings(info: ImageInfo): void {
+  const config = info.Config;
+  const server = serverPackage();
+  const [uid] = (config.User ?? "").split(":");
+  check(uid !== undefined && /^\d+$/.test(uid) && uid !== "0", `runs as a non-root user, by number (USER ${config.User})`);
+  const start = server.scripts.start!.split(" ");
+  const argv = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
+  check(
+    JSON.stringify(argv) === JSON.stringify(start),
+    `ENTRYPOINT + CMD is the server's start script: ${argv.join(" ")}`,
+    `start script: ${start.join(" ")}`,
+  );
+  const env = imageEnv(info);
+  for (const [name, value] of Object.entries({ NODE_ENV: "production", MALLOC_ARENA_MAX: "2", HOST: "0.0.0.0" })) {
+    check(env[name] === value, `ENV ${name}=${value}`, `found ${env[name]}`);
+  }
+  check(config.WorkingDir === "/app", `WORKDIR /app (the deployed folder), found ${config.WorkingDir}`);
+  check(Object.keys(config.ExposedPorts ?? {}).includes(`${env.PORT}/tcp`), `EXPOSE ${env.PORT} (the PORT it listens on)`);
+  check(config.StopSignal === "SIGTERM", `STOPSIGNAL SIGTERM, found ${config.StopSignal}`);
+  check(config.Healthcheck?.Test?.[0] === "CMD", `a HEALTHCHECK (${JSON.stringify(config.Healthcheck?.Test)})`);
+  const labels = config.Labels ?? {};
+  check(labels["org.opencontainers.image.version"] === server.version, `label version = the server's (${server.version})`);
+  check(labels["org.opencontainers.image.licenses"] === "MIT", "label licenses = MIT, the server's license");
+  check("org.opencontainers.image.source" in labels, `label source (${labels["org.opencontainers.image.source"] || "empty: no repository or git origin here"})`);
+  check(labels["org.cyclonedx.bom.path"], `label org.cyclonedx.bom.path = ${labels["org.cyclonedx.bom.path"]}`);
+}
+
+/** What a container of the image holds: the deployed server, its SBOM, and nothing a build leaves behind. */
+function checkContents(info: ImageInfo, root: string): void {
+  const server = serverPackage();
+  const app = join(root, "app");
+  check(existsSync(join(app, "dist", "main.js")) && !existsSync(join(app, "src")) && !existsSync(join(app, "test")), "/app holds dist/, no src/ or test/");
+  const appStat = statSync(app);
+  check(appStat.uid === 0 && (appStat.mode & 0o022) === 0, "/app belongs to root and only root may write to it");
+
+  const installed = readdirSync(join(app, "node_modules", ".pnpm")).filter((entry) => entry.includes("@"));
+  const packageName = (entry: string) => entry.replace(/^@/, "").replace(/@.*$/, "").replace("+", "/").replace(/^/, entry.startsWith("@") ? "@" : "");
+  const names = new Set(installed.map(packageName));
+  const runtime = Object.keys(server.dependencies);
+  const missing = runtime.filter((name) => !names.has(name));
+  check(missing.length === 0, `every production dependency of the server is installed (${runtime.length})`, `missing: ${missing.join(", ")}`);
+  const devOnly = [...Object.keys(server.devDependencies), "turbo", "@cyclonedx/cyclonedx-npm", "@biomejs/biome"].filter((name) => !runtime.includes(name));
+  const presentDevOnly = devOnly.filter((name) => names.has(name));
+  check(presentDevOnly.length === 0, `no dev-only package (${devOnly.length} checked: ${devOnly.slice(0, 4).join(", ")}, …)`, `found: ${presentDevOnly.join(", ")}`);
+
+  const compilers = findCompilers(root);
+  check(compilers.length === 0, "no compiler or build tool (gcc, g++, cc, c++, cpp, clang, make, ld, as, python3, cc1)", compilers.join("\n"));
+  const caches = findCaches(root);
+  check(caches.length === 0, "no package-manager cache (npm, pnpm store, yarn, apt archives and lists)", caches.join("\n"));
+
+  const sbomPath = info.Config.Labels?.["org.cyclonedx.bom.path"] ?? "";
+  const sbom = JSON.parse(readFileSync(join(root, sbomPath), "utf8")) as { bomFormat: string; specVersion: string; components?: Component[] };
+  check(sbom.bomFormat === "CycloneDX", `the SBOM at ${sbomPath} is CycloneDX ${sbom.specVersion} JSON`);
+  const listed = new Set(flatten(sbom.components ?? []).map((component) => `${component.group ? `${component.group}/` : ""}${component.name}@${component.version}`));
+  const unlisted = installed
+    .map((entry) => entry.replace(/\(.*$/, "").replace(/_.*$/, ""))
+    .map((entry) => `${packageName(entry)}@${entry.slice(entry.lastIndexOf("@") + 1)}`)
+    .filter((id) => !listed.has(id));
+  check(unlisted.length === 0, `the SBOM lists every installed package (${installed.length} in node_modules/.pnpm, ${listed.size} listed)`, `unlisted: ${unlisted.join(", ")}`);
+}
+
+interface Component {
+  group?: string;
+  name: string;
+  version: string;
+  components?: Component[];
+}
+
+function flatten(components: Component[]): Component[] {
+  return components.flatMap((component) => [component, ...flatten(component.components ?? [])]);
+}
+
+const COMPILER = /^(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|make|ld|as|python3?)(-[\d.]+)?$|^x86_64-linux-gnu-(gcc|g\+\+|cpp|ld|as)(-[\d.]+)?$/;
+
+function findCompilers(root: string): string[] {
+  const found: string[] = [];
+  for (const dir of ["bin", "sbin", "usr/bin", "usr/sbin", "usr/local/bin", "usr/local/sbin"]) {
+    for (const entry of safeList(join(root, dir))) if (COMPILER.test(entry)) found.push(`/${dir}/${entry}`);
+  }
+  for (const version of safeList(join(root, "usr/lib/gcc/x86_64-linux-gnu"))) {
+    for (const entry of safeList(join(root, "usr/lib/gcc/x86_64-linux-gnu", version))) {
+      if (/^cc1/.test(entry)) found.push(`/usr/lib/gcc/x86_64-linux-gnu/${version}/${entry}`);
+    }
+  }
+  return found;
+}
+
+function findCaches(root: string): string[] {
+  const found: string[] = [];
+  for (const home of ["root", ...safeList(join(root, "home")).map((name) => `home/${name}`)]) {
+    for (const cache of [".npm", ".cache", ".local/share/pnpm", ".pnpm-store", ".yarn", ".node-gyp"]) {
+      if (existsSync(join(root, home, cache))) found.push(`/${home}/${cache}`);
+    }
+  }
+  for (const dir of ["usr/local/share/.cache", "app/.pnpm-store", "app/node_modules/.cache", "tmp/node-compile-cache"]) {
+    if (existsSync(join(root, dir))) found.push(`/${dir}`);
+  }
+  for (const entry of safeList(join(root, "var/cache/apt/archives"))) if (entry.endsWith(".deb")) found.push(`/var/cache/apt/archives/${entry}`);
+  for (const entry of safeList(join(root, "var/lib/apt/lists"))) if (entry !== "lock" && entry !== "partial" && entry !== "auxfiles") found.push(`/var/lib/apt/lists/${entry}`);
+  return found;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Starts the server from a fresh container with `volume` as its data volume and waits for it to listen. */
+async function startServer(info: ImageInfo, container: MountedContainer, volume: { host: string; path: string }) {
+  // As `docker run -e`: the key, loopback on a free port (the host's network is shared here), a short drain.
+  const env = imageEnv(info, { JWT_SECRET: SECRET, HOST: "127.0.0.1", PORT: "0", SHUTDOWN_DELAY_MS: "1000" });
+  const server = startInContainer(container, info, { env, volume });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = /"url":"(http:\/\/[^"]+)"/.exec(server.stdout());
+    if (match?.[1]) return { server, baseUrl: match[1], env };
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      server.child.kill("SIGKILL");
+      throw new CheckFailed(`not ok  the server starts\n${server.stdout()}\n${server.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function postPlant(baseUrl: string, body: string, token?: string): Promise<Response> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return fetch(`${baseUrl}/plants`, { method: "POST", headers, body });
+}
+
+async function output(process: ContainerProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const code = await process.exited;
+  return { code, stdout: process.stdout(), stderr: process.stderr() };
+}
+
+async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
+  const volume = mkdtempSync(join(tmpdir(), "plant-store-image-volume-"));
+  const containers: MountedContainer[] = [];
+  const running: ContainerProcess[] = [];
+  try {
+    // A new named volume starts as a copy of the image's directory: its owner, here.
+    const first = mountContainer(LOCAL_TAG);
+    containers.push(first);
+    const owner = statSync(join(first.root, volumePath));
+    chownSync(volume, owner.uid, owner.gid);
+    const { server, baseUrl, env } = await startServer(info, first, { host: volume, path: volumePath });
+    running.push(server);
+    const pid = server.child.pid!;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    check(new RegExp(`^Uid:\\s+${info.Config.User?.split(":")[0]}\\s`, "m").test(status), `the server process runs as uid ${info.Config.User?.split(":")[0]}`);
+    check(cmdline.includes("--max-semi-space-size=16") && cmdline.includes("--heap-growing-percent=50"), `with the Node flags: ${cmdline.join(" ")}`);
+    check(environ.includes("MALLOC_ARENA_MAX=2"), "with MALLOC_ARENA_MAX=2 in its environment");
+    check((await fetch(`${baseUrl}/readyz`)).status === 200, "GET /readyz answers 200");
+
+    // The HEALTHCHECK runs in the container beside the server, without the image's entrypoint.
+    const withoutEntrypoint = { ...info, Config: { ...info.Config, Entrypoint: [] } };
+    const healthcheck = await output(startInContainer(first, withoutEntrypoint, { env, command: info.Config.Healthcheck!.Test!.slice(1) }));
+    check(healthcheck.code === 0, "the HEALTHCHECK command exits 0 while the server runs", healthcheck.stderr);
+
+    const minted = await output(startInContainer(first, info, { env, command: ["dist/cli/issue-token.js"] }));
+    const token = minted.stdout.trim();
+    check(minted.code === 0 && token.split(".").length === 3, "the image mints a token: dist/cli/issue-token.js as its command", minted.stderr);
+
+    const created = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
+    check(created.status === 200, `POST /plants with a valid token answers 200 ${await created.text()}`);
+    const anonymous = await postPlant(baseUrl, '{"id": 2, "name": "Nobody"}');
+    check(anonymous.status === 401, `POST /plants without a token answers 401 ${await anonymous.text()}`);
+    const conflict = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Another plant"}', token);
+    check(conflict.status === 409, `POST /plants reusing an id with another body answers 409 ${await conflict.text()}`);
+
+    server.child.kill("SIGTERM");
+    const draining = await fetch(`${baseUrl}/readyz`);
+    check(draining.status === 503, "after SIGTERM, GET /readyz answers 503 while the server drains");
+    const late = await postPlant(baseUrl, '{"id": 3, "name": "Late Fern"}', token);
+    check(late.status === 200 && late.headers.get("connection") === "close", "a POST /plants during the drain is answered 200 with Connection: close");
+    const stopped = await output(server);
+    check(stopped.code === 0 && /"msg":"stopped"/.test(stopped.stdout), "on SIGTERM the server drains, logs stopped and exits 0", `exit ${stopped.code}\n${stopped.stderr}`);
+    first.remove();
+    containers.shift();
+    check(readdirSync(volume).includes("plants.db"), `the store is in the volume: ${readdirSync(volume).join(", ")}`);
+
+    const second = mountContainer(LOCAL_TAG);
+    containers.push(second);
+    const restarted = await startServer(info, second, { host: volume, path: volumePath });
+    running.push(restarted.server);
+    const replay = await postPlant(restarted.baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
+    const other = await postPlant(restarted.baseUrl, '{"id": 3, "name": "Another Fern"}', token);
+    check(replay.status === 200 && other.status === 409, "a new container on the same volume still has both plants (replay 200, conflict 409)");
+    restarted.server.child.kill("SIGTERM");
+    const again = await output(restarted.server);
+    check(again.code === 0, "and stops on SIGTERM with exit 0", again.stderr);
+  } finally {
+    for (const process of running) if (process.child.exitCode === null) process.child.kill("SIGKILL");
+    await Promise.all(running.map((process) => process.exited));
+    for (const container of containers) container.remove();
+    rmSync(volume, { recursive: true, force: true });
+  }
+}
