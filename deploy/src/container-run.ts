@@ -78,7 +78,7 @@ export function startInContainer(
   const argv = [...(info.Config.Entrypoint ?? []), ...(options.command ?? info.Config.Cmd ?? [])];
   const mounts = ['mount --rbind /proc "$0/proc"', 'mount --rbind /dev "$0/dev"'];
   if (options.volume) mounts.push('mount --bind "$1" "$0$2"');
-  const script = `set -e; ${mounts.join("; ")}; shift 3; exec "$@"`;
+  const script = `set -e; ${mounts.join("; ")}; shift 2; exec "$@"`;
   const child = spawn(
     "/usr/bin/unshare",
     [

@@ -35,7 +35,7 @@ export function inspectImage(engine: EngineName, image: string): ImageInfo | und
   const [info] = JSON.parse(result.stdout.toString()) as ImageInfo[];
   if (info === undefined) return undefined;
   // podman reports the healthcheck beside the config; docker inside it.
-  const podmanHealth = (info as { HealthCheck?: { Test?: string[] } }).HealthCheck;
+  const podmanHealth = (info as { Healthcheck?: { Test?: string[] } }).Healthcheck;
   if (info.Config.Healthcheck === undefined && podmanHealth !== undefined) info.Config.Healthcheck = podmanHealth;
   return info;
 }

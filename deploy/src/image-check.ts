@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { buildServerImage } from "./build-image.js";
 import { type ContainerProcess, imageEnv, type MountedContainer, mountContainer, startInContainer } from "./container-run.js";
 import { type ImageInfo, inspectImage } from "./engine.js";
+import { serverPackageSets } from "./lockfile.js";
 import { onPath } from "./process.js";
 import { defaultNodeImage, LOCAL_TAG, serverPackage } from "./repo.js";
 import { ensureBaseImage } from "./stand-in.js";
@@ -102,15 +103,23 @@ function checkContents(info: ImageInfo, root: string): void {
   const appStat = statSync(app);
   check(appStat.uid === 0 && (appStat.mode & 0o022) === 0, "/app belongs to root and only root may write to it");
 
-  const installed = readdirSync(join(app, "node_modules", ".pnpm")).filter((entry) => entry.includes("@"));
-  const packageName = (entry: string) => entry.replace(/^@/, "").replace(/@.*$/, "").replace("+", "/").replace(/^/, entry.startsWith("@") ? "@" : "");
-  const names = new Set(installed.map(packageName));
+  // node_modules/.pnpm/<name>@<version>[_<peers>], scope slash as "+"; workspace packages are file+<path>.
+  const installed = readdirSync(join(app, "node_modules", ".pnpm"))
+    .filter((entry) => entry.includes("@"))
+    .map((entry) => {
+      const at = entry.indexOf("@", 1);
+      return `${entry.slice(0, at).replace("+", "/")}@${entry.slice(at + 1).replace(/_.*$/, "")}`;
+    });
+  const fromRegistry = installed.filter((entry) => !/@file\+/.test(entry));
+  const names = new Set(installed.map((entry) => entry.slice(0, entry.indexOf("@", 1))));
   const runtime = Object.keys(server.dependencies);
   const missing = runtime.filter((name) => !names.has(name));
   check(missing.length === 0, `every production dependency of the server is installed (${runtime.length})`, `missing: ${missing.join(", ")}`);
-  const devOnly = [...Object.keys(server.devDependencies), "turbo", "@cyclonedx/cyclonedx-npm", "@biomejs/biome"].filter((name) => !runtime.includes(name));
-  const presentDevOnly = devOnly.filter((name) => names.has(name));
-  check(presentDevOnly.length === 0, `no dev-only package (${devOnly.length} checked: ${devOnly.slice(0, 4).join(", ")}, …)`, `found: ${presentDevOnly.join(", ")}`);
+  const { production, devOnly } = serverPackageSets();
+  const outside = fromRegistry.filter((entry) => !production.has(entry));
+  check(outside.length === 0, `every installed package (${installed.length}) is in the server's production tree in pnpm-lock.yaml`, `outside it: ${outside.join(", ")}`);
+  const presentDevOnly = installed.filter((entry) => devOnly.has(entry));
+  check(presentDevOnly.length === 0, `none of the ${devOnly.size} dev-only packages (the workspaces' devDependencies production does not need)`, `found: ${presentDevOnly.join(", ")}`);
 
   const compilers = findCompilers(root);
   check(compilers.length === 0, "no compiler or build tool (gcc, g++, cc, c++, cpp, clang, make, ld, as, python3, cc1)", compilers.join("\n"));
@@ -121,11 +130,8 @@ function checkContents(info: ImageInfo, root: string): void {
   const sbom = JSON.parse(readFileSync(join(root, sbomPath), "utf8")) as { bomFormat: string; specVersion: string; components?: Component[] };
   check(sbom.bomFormat === "CycloneDX", `the SBOM at ${sbomPath} is CycloneDX ${sbom.specVersion} JSON`);
   const listed = new Set(flatten(sbom.components ?? []).map((component) => `${component.group ? `${component.group}/` : ""}${component.name}@${component.version}`));
-  const unlisted = installed
-    .map((entry) => entry.replace(/\(.*$/, "").replace(/_.*$/, ""))
-    .map((entry) => `${packageName(entry)}@${entry.slice(entry.lastIndexOf("@") + 1)}`)
-    .filter((id) => !listed.has(id));
-  check(unlisted.length === 0, `the SBOM lists every installed package (${installed.length} in node_modules/.pnpm, ${listed.size} listed)`, `unlisted: ${unlisted.join(", ")}`);
+  const unlisted = fromRegistry.filter((entry) => !listed.has(entry));
+  check(unlisted.length === 0, `the SBOM lists every installed package (${listed.size} components)`, `unlisted: ${unlisted.join(", ")}`);
 }
 
 interface Component {
@@ -228,7 +234,10 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
 
     // The HEALTHCHECK runs in the container beside the server, without the image's entrypoint.
     const withoutEntrypoint = { ...info, Config: { ...info.Config, Entrypoint: [] } };
-    const healthcheck = await output(startInContainer(first, withoutEntrypoint, { env, command: info.Config.Healthcheck!.Test!.slice(1) }));
+    // PORT as the server sees it: the port it listens on (here a free one it chose, PORT=0).
+    const listening = { ...env, PORT: new URL(baseUrl).port };
+    const command = info.Config.Healthcheck!.Test!.slice(1);
+    const healthcheck = await output(startInContainer(first, withoutEntrypoint, { env: listening, command }));
     check(healthcheck.code === 0, "the HEALTHCHECK command exits 0 while the server runs", healthcheck.stderr);
 
     const minted = await output(startInContainer(first, info, { env, command: ["dist/cli/issue-token.js"] }));
