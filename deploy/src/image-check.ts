@@ -206,6 +206,15 @@ function postPlant(baseUrl: string, body: string, token?: string): Promise<Respo
   return fetch(`${baseUrl}/plants`, { method: "POST", headers, body });
 }
 
+/** Waits up to 5 s for the process to print `pattern` (the server logs each step of its shutdown). */
+async function waitForOutput(process: ContainerProcess, pattern: RegExp): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!pattern.test(process.stdout())) {
+    if (Date.now() > deadline) throw new CheckFailed(`not ok  the server logs ${pattern}\n${process.stdout()}\n${process.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function output(process: ContainerProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const code = await process.exited;
   return { code, stdout: process.stdout(), stderr: process.stderr() };
@@ -252,6 +261,7 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     check(conflict.status === 409, `POST /plants reusing an id with another body answers 409 ${await conflict.text()}`);
 
     server.child.kill("SIGTERM");
+    await waitForOutput(server, /readiness is now 503/);
     const draining = await fetch(`${baseUrl}/readyz`);
     check(draining.status === 503, "after SIGTERM, GET /readyz answers 503 while the server drains");
     const late = await postPlant(baseUrl, '{"id": 3, "name": "Late Fern"}', token);
