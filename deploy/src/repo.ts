@@ -28,12 +28,16 @@ export function defaultNodeImage(): string {
   return match[1];
 }
 
-/** Where the source lives, for the image's label: the server's `repository`, else git's `origin`, else "". */
+/**
+ * Where the source lives, for the image's label: the server's `repository`, else git's `origin` when it is a
+ * URL (a clone of a local folder names a path on the build machine, which means nothing elsewhere), else "".
+ */
 export function sourceUrl(): string {
   const repository = serverPackage().repository;
   const url = typeof repository === "string" ? repository : repository?.url;
   if (url) return url;
-  return git(["remote", "get-url", "origin"]);
+  const origin = git(["remote", "get-url", "origin"]);
+  return /^(https?|ssh|git):\/\/|^[\w.-]+@[\w.-]+:/.test(origin) ? origin : "";
 }
 
 /** The commit the image is built from, or "" outside a git checkout. */
