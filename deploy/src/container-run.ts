@@ -72,11 +72,13 @@ export function imageUser(info: ImageInfo, root: string): { uid: number; gid: nu
 export function startInContainer(
   container: MountedContainer,
   info: ImageInfo,
-  options: { env: Record<string, string>; command?: string[]; volume?: { host: string; path: string } },
+  options: { env: Record<string, string>; command?: string[]; volume?: { host: string; path: string }; readOnlyRoot?: boolean },
 ): ContainerProcess {
   const { uid, gid } = imageUser(info, container.root);
   const argv = [...(info.Config.Entrypoint ?? []), ...(options.command ?? info.Config.Cmd ?? [])];
-  const mounts = ['mount --rbind /proc "$0/proc"', 'mount --rbind /dev "$0/dev"'];
+  // A read-only root file system, as Kubernetes' readOnlyRootFilesystem gives it: the volume stays writable.
+  const mounts = options.readOnlyRoot ? ['mount --bind "$0" "$0"', 'mount -o remount,bind,ro "$0"'] : [];
+  mounts.push('mount --rbind /proc "$0/proc"', 'mount --rbind /dev "$0/dev"');
   if (options.volume) mounts.push('mount --bind "$1" "$0$2"');
   const script = `set -e; ${mounts.join("; ")}; shift 2; exec "$@"`;
   const child = spawn(

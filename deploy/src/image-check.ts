@@ -183,11 +183,14 @@ function safeList(dir: string): string[] {
   }
 }
 
-/** Starts the server from a fresh container with `volume` as its data volume and waits for it to listen. */
+/**
+ * Starts the server from a fresh container with `volume` as its data volume and a read-only root file system
+ * (as the Kubernetes manifests run it), and waits for it to listen.
+ */
 async function startServer(info: ImageInfo, container: MountedContainer, volume: { host: string; path: string }) {
   // As `docker run -e`: the key, loopback on a free port (the host's network is shared here), a short drain.
   const env = imageEnv(info, { JWT_SECRET: SECRET, HOST: "127.0.0.1", PORT: "0", SHUTDOWN_DELAY_MS: "1000" });
-  const server = startInContainer(container, info, { env, volume });
+  const server = startInContainer(container, info, { env, volume, readOnlyRoot: true });
   const deadline = Date.now() + 20_000;
   for (;;) {
     const match = /"url":"(http:\/\/[^"]+)"/.exec(server.stdout());
@@ -239,6 +242,11 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     check(new RegExp(`^Uid:\\s+${info.Config.User?.split(":")[0]}\\s`, "m").test(status), `the server process runs as uid ${info.Config.User?.split(":")[0]}`);
     check(cmdline.includes("--max-semi-space-size=16") && cmdline.includes("--heap-growing-percent=50"), `with the Node flags: ${cmdline.join(" ")}`);
     check(environ.includes("MALLOC_ARENA_MAX=2"), "with MALLOC_ARENA_MAX=2 in its environment");
+    // As the process sees its mounts: mount point (5th field) and options (6th); the last of several on one
+    // path is the one on top.
+    const mounts = readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").map((line) => line.split(" "));
+    const options = (path: string) => mounts.filter((fields) => fields[4] === path).at(-1)?.[5]?.split(",") ?? [];
+    check(options("/").includes("ro") && options(volumePath).includes("rw"), `on a read-only root file system, ${volumePath} writable`);
     check((await fetch(`${baseUrl}/readyz`)).status === 200, "GET /readyz answers 200");
 
     // The HEALTHCHECK runs in the container beside the server, without the image's entrypoint.
