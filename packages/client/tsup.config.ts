@@ -3,7 +3,7 @@ import { defineConfig } from "tsup";
 export default defineConfig([
   // What Node and bundlers import: ESM and CommonJS with declarations for each; dependencies stay external.
   // `testing` (the fakes, with the HTTP one for Node), `testing-web` (the same without the HTTP server, for the
-  // `browser`, `worker` and `edge-light` conditions; its CommonJS copy is left out of the package) and `msw`
+  // `browser`, `worker` and `edge-light` conditions; the declarations of `testing` import its types) and `msw`
   // (handlers over the same fake) are entries of their own. No splitting: a chunk shared with the client would
   // pull the fake into a bundler's build of it, so each entry carries its own copy of the fake's code and
   // dist/index.js stays as it was (test/build-output.test.ts checks both).
