@@ -1,6 +1,6 @@
 import { plantStoreHandlers } from "../../src/msw/index.js";
-import { listenWithMsw, mswMajor, mswRunsHere } from "./msw-version.js";
 import { createFakePlantStore, type FakeControls, type FakeOptions, startFakePlantStore } from "../../src/testing/index.js";
+import { listenWithMsw, mswMajor } from "./msw-version.js";
 
 /** One fake, started behind one of its transports: where the client goes, the fetch to use, the controls. */
 export interface StartedFake extends FakeControls {
