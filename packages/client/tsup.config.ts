@@ -2,17 +2,21 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   // What Node and bundlers import: ESM and CommonJS with declarations for each; dependencies stay external.
-  // `testing` (the fake server, Node only) is its own entry: it shares no module with the client, so
-  // dist/index.js stays as it was (test/build-output.test.ts checks it).
+  // `testing` (the fakes, with the HTTP one for Node), `testing-web` (the same without the HTTP server, for the
+  // `browser`, `worker` and `edge-light` conditions; the declarations of `testing` import its types) and `msw`
+  // (handlers over the same fake) are entries of their own. No splitting: a chunk shared with the client would
+  // pull the fake into a bundler's build of it, so each entry carries its own copy of the fake's code and
+  // dist/index.js stays as it was (test/build-output.test.ts checks both).
   {
-    entry: { index: "src/index.ts", testing: "src/testing/index.ts" },
+    entry: { index: "src/index.ts", testing: "src/testing/index.ts", "testing-web": "src/testing/web.ts", msw: "src/msw/index.ts" },
     format: ["esm", "cjs"],
     dts: true,
     clean: true,
+    splitting: false,
     sourcemap: true,
     target: "es2022",
     platform: "neutral",
-    external: [/^node:/],
+    external: [/^node:/, "msw"],
   },
   // One self-contained ES module for a page without a bundler. platform "browser" makes esbuild fail
   // on any Node-only import, so this build is also the check that the client stays browser-safe.

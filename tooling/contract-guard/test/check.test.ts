@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
+const realContract = new URL("../../../packages/contract/", import.meta.url).pathname;
 const cli = new URL("../dist/cli.js", import.meta.url).pathname;
 const fixture = new URL("./fixtures/released-openapi.json", import.meta.url);
 const changesetConfig = new URL("../../../.changeset/config.json", import.meta.url);
@@ -21,7 +22,7 @@ afterEach(async () => {
  * A scratch monorepo shaped like this one (the contract and the client, this repository's changeset config
  * with its fixed group), with a released document, a current one and some pending changesets.
  */
-async function repository(options: { edit?: (document: Document) => void; changesets?: string[] }) {
+async function repository(options: { edit?: (document: Document) => void; changesets?: string[]; generate?: (document: Document) => void }) {
   const root = await mkdtemp(join(tmpdir(), "contract-guard-"));
   repositories.push(root);
   const write = async (path: string, content: string) => {
@@ -42,6 +43,11 @@ async function repository(options: { edit?: (document: Document) => void; change
   for (const [i, changeset] of (options.changesets ?? []).entries()) await write(`.changeset/change-${i}.md`, changeset);
   await write("packages/contract/openapi.released.json", released);
   await write("packages/contract/openapi.json", JSON.stringify(current, null, 2));
+  // The contract's build output the guard generates the document with: here it generates the committed
+  // document (edited by `generate`, for a contract changed since). The real contract's is built in the last test.
+  const generated = structuredClone(current);
+  options.generate?.(generated);
+  await write("packages/contract/dist/openapi.js", `export const buildOpenApiDocument = () => (${JSON.stringify(generated)});\n`);
   return root;
 }
 
@@ -118,4 +124,54 @@ describe("pnpm contract:check", () => {
     );
     expect((await check(root)).exitCode).toBe(0);
   });
+
+  it("refuses a committed document the contract no longer generates, naming the command that regenerates it", async () => {
+    const root = await repository({
+      generate: (document: Document) => {
+        document.components.schemas.NewPlant.properties.price = { type: "integer" };
+      },
+    });
+    const result = await check(root);
+    expect(result).toEqual({
+      exitCode: 1,
+      lines: [
+        "The contract generates changes that packages/contract/openapi.json does not show yet:",
+        "  compatible: POST /plants request body: optional field `price` added",
+        "contract:check failed: packages/contract/openapi.json is stale (not what the contract generates now). Regenerate it with `pnpm --filter @plant-store/contract generate:openapi`, commit it, and run `pnpm contract:check` again.",
+      ],
+    });
+  });
+
+  it("as a new user meets it: a required field added to schemas.ts is refused until the document is regenerated", async () => {
+    // A scratch repository holding a copy of this repository's contract, built and regenerated with its own scripts.
+    const root = await repository({});
+    const contract = join(root, "packages/contract");
+    await rm(contract, { recursive: true });
+    await mkdir(contract, { recursive: true });
+    for (const file of ["src", "scripts", "package.json", "tsup.config.ts", "tsconfig.json", "openapi.json", "openapi.released.json"]) {
+      await cp(join(realContract, file), join(contract, file), { recursive: true });
+    }
+    await cp(join(realContract, "../../tsconfig.base.json"), join(root, "tsconfig.base.json"));
+    await symlink(join(realContract, "node_modules"), join(contract, "node_modules"));
+    const build = () =>
+      run(join(contract, "node_modules/.bin/tsup"), ["src/openapi.ts", "--no-config", "--format", "esm", "--target", "es2022"], { cwd: contract });
+    await build();
+    expect((await check(root)).exitCode).toBe(0);
+
+    const schemas = join(contract, "src/schemas.ts");
+    const source = await readFile(schemas, "utf8");
+    await writeFile(schemas, source.replace("    ...PlantSchema.shape,\n", "    ...PlantSchema.shape,\n    potSize: z.number().int(),\n"));
+    await build();
+    const stale = await check(root);
+    expect(stale.exitCode).toBe(1);
+    expect(stale.lines).toContain("  breaking for existing clients: POST /plants request body: field `potSize` added as required");
+    expect(stale.lines.at(-1)).toContain("packages/contract/openapi.json is stale");
+    expect(stale.lines.at(-1)).toContain("`pnpm --filter @plant-store/contract generate:openapi`");
+
+    await run(process.execPath, ["scripts/generate-openapi.mjs"], { cwd: contract });
+    const regenerated = await check(root);
+    expect(regenerated.exitCode).toBe(1);
+    expect(regenerated.lines).toContain("  breaking for existing clients: POST /plants request body: field `potSize` added as required");
+    expect(regenerated.lines.at(-1)).toMatch(/^contract:check failed: 1 breaking change pending without a major changeset/);
+  }, 120_000);
 });

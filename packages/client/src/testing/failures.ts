@@ -52,4 +52,9 @@ export class FailureQueue {
   take(): FakeFailure | undefined {
     return this.#queue.shift();
   }
+
+  /** Drops every queued failure. */
+  clear(): void {
+    this.#queue.length = 0;
+  }
 }

@@ -1,4 +1,3 @@
-export type { FakePlant, FakePlantStore, FakePlantStoreOptions } from "./fake-plant-store.js";
-export { startFakePlantStore } from "./fake-plant-store.js";
-export type { FakeFailure, StatusFailure } from "./failures.js";
-export type { VerifyToken } from "./fake-auth.js";
+export * from "./web.js";
+export type { FakePlantStore, FakePlantStoreOptions } from "./http-fake.js";
+export { startFakePlantStore } from "./http-fake.js";
