@@ -21,6 +21,7 @@ import { healthRoutes } from "./routes/health-routes.js";
 import { metricsRoutes } from "./routes/metrics-routes.js";
 import { plantsRoutes } from "./routes/plants-routes.js";
 import { closeConnectionsOnShutdown } from "./runtime-internals/close-connections-on-shutdown.js";
+import { jsonResponseFastPath } from "./runtime-internals/json-response-fast-path.js";
 import type { PlantStore } from "./store/plant-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 
@@ -69,6 +70,8 @@ export function createApp(deps: AppDeps): express.Express {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   // Once shutdown begins, every answer closes its keep-alive connection (the drain; see the file for how).
   closeConnectionsOnShutdown(app, lifecycle);
+  // res.json for a plain API answer without Express's general send() (see the file for when it applies).
+  jsonResponseFastPath(app);
 
   // The edge: what every request passes through first (the request's span first of all, when tracing).
   if (deps.tracing) app.use(deps.tracing.requestSpan);

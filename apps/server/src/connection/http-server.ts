@@ -2,15 +2,17 @@ import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
 import { answerClientErrors } from "./connection-errors.js";
+import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { createServer } from "../runtime-internals/node-http.js";
 import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**
- * The HTTP server `main` listens with: the configured connection timeouts, and the contract's JSON Error for
- * connection-level failures (see connection-errors.ts).
+ * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
+ * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
+ * timeouts, and the contract's JSON Error for connection-level failures (see connection-errors.ts).
  */
 export function createHttpServer(app: Express, config: TimeoutConfig, logger: Logger): Server {
-  const server = createServer(serverTimeouts(config), app);
+  const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, app);
   answerClientErrors(server, logger);
   return server;
 }
