@@ -18,7 +18,7 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["parse (body)", /\/(lossless-json|raw-body|content-type|iconv-lite)\/|json-body|\/wire\//],
   ["validate", /\/zod\/|\/@ts-rest\/|validation/],
   ["store", /\/store\/|\/(kysely|pg|pg-pool)\//],
-  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-recorded-once|cors-allowlist/],
+  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
   // The HTTP share in three, so what Express itself costs inside the pipeline shows apart from the platform.
   ["HTTP: node:http and the socket", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))/],

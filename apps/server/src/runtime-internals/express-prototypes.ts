@@ -6,21 +6,18 @@ import { IncomingMessage, ServerResponse } from "./node-http.js";
  * node:http options under which `app`'s requests and responses are born with Express's prototypes.
  * Express's own `app.listen` lets node:http build plain IncomingMessage/ServerResponse objects and then swaps
  * their prototypes with `Object.setPrototypeOf` in `app.handle`: a V8 map transition per object per request,
- * and every later access to them runs in code that has seen their shape change. On Node 20 (V8 11.3) that
- * triples the CPU per POST /plants: the server without this used 2.99x (2.96-3.08) the CPU per request of
- * the server with it (4 rounds, both loaded at once, server CPU from /proc, info logs to a file).
+ * and every later access to them runs in code that has seen their shape change. Both builds loaded at once,
+ * 8 rounds, the server without this against the server with it: 1.033x (0.950-1.077) the CPU per request on
+ * Node 24.21.0, 1.084x (1.020-1.156) on Node 26.10.0 (docs/architecture.md).
  *
  * The objects are built by subclasses of node:http's constructors whose prototypes are put in the place of
  * `app.request` / `app.response` (chained to them, so the methods Express offers are unchanged), and Express's
  * swap then sets the prototype they already have: a no-op.
  *
- * Subclasses, not plain functions that apply the base constructor (this file's previous form): V8 sizes a
- * subclass's objects from its base constructor, as it sizes node:http's own. A plain function's objects got
- * almost no in-object slots, node:http's symbol-keyed stores then turned every request and response into a
- * dictionary (slow-properties) object; that form lost on Node 24 and most likely caused Node 20's occasional
- * slow process (docs/performance.md). Against that form, on Node 20: 0.840x the CPU per request (0.815-0.858,
- * 6 rounds, both servers under load at once). Node 24 (V8 13.6), where Express's swap costs little, gains too:
- * 0.955x (0.940-0.984, 6 rounds) against node:http's own objects.
+ * Subclasses, not plain functions that apply the base constructor (an earlier form): V8 sizes a subclass's
+ * objects from its base constructor, as it sizes node:http's own; a plain function's objects got almost no
+ * in-object slots, and node:http's symbol-keyed stores then turned every request and response into a
+ * dictionary (slow-properties) object (docs/performance.md).
  * test/runtime-internals/express-prototypes.test.ts fails if a Node or Express release changes what this relies
  * on, or if the objects lose their fast properties.
  */

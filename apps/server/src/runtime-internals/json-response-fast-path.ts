@@ -9,7 +9,8 @@ import type { Express, Response } from "express";
  * replacer, ETags on) goes to Express's own json().
  *
  * Installed on the app's response prototype (`app.response`, Express's documented place for extending res).
- * Paired A/B (both builds loaded at once, 6 rounds): 0.943x the server CPU per POST /plants (docs/architecture.md).
+ * Both builds loaded at once, 8 rounds, Express's own json() against this: 1.048x (0.881-1.107) the server CPU per
+ * POST /plants on Node 24.21.0, 1.091x (1.078-1.119) on Node 26.10.0 (docs/architecture.md).
  * test/runtime-internals/json-response-fast-path.test.ts sends the same answers through both paths and
  * fails if an Express release changes what send() puts on the wire for them.
  */
