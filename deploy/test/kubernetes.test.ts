@@ -11,7 +11,7 @@ const KUBERNETES = fileURLToPath(new URL("../kubernetes/", import.meta.url));
 const CONTAINERFILE = fileURLToPath(new URL("../../apps/server/Containerfile", import.meta.url));
 
 // Peak RSS of the server under the benchmark's load on Node 24 with the image's flags (100 connections):
-// 143-147 MiB in docs/benchmarks-node24.md and docs/deploying.md.
+// 143-147 MiB in docs/benchmarks.md and docs/deploying.md.
 const PEAK_RSS_MIB = 147;
 
 // kubernetes-models' validators are compiled (with ajv) from the JSON schemas in Kubernetes' published
