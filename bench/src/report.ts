@@ -17,7 +17,7 @@ function fixed(value: number, digits: number): string {
   return value.toFixed(digits);
 }
 
-function spreadText(value: Spread): string {
+export function spreadText(value: Spread): string {
   return `${fixed(value.median, 2)}x (${fixed(value.min, 2)}–${fixed(value.max, 2)})`;
 }
 
@@ -61,16 +61,32 @@ export function summaryTable(summaries: Summary[], referenceName: string): strin
   return lines;
 }
 
-/** Throughput of `label` over `other`, paired round by round at one connection level. */
-export function pairedRatio(measurements: Measurement[], label: string, other: string, connections: number): Spread {
+/** `value` of `label` over that of `other`, paired round by round at one connection level. */
+function paired(
+  measurements: Measurement[],
+  label: string,
+  other: string,
+  connections: number,
+  value: (m: Measurement) => number,
+): Spread {
   const ofOther = new Map(
     measurements.filter((m) => m.label === other && m.connections === connections).map((m) => [m.round, m]),
   );
   return spread(
     measurements
       .filter((m) => m.label === label && m.connections === connections)
-      .map((m) => m.load.requestsPerSecond / ofOther.get(m.round)!.load.requestsPerSecond),
+      .map((m) => value(m) / value(ofOther.get(m.round)!)),
   );
+}
+
+/** Throughput of `label` over `other`, paired round by round at one connection level. */
+export function pairedRatio(measurements: Measurement[], label: string, other: string, connections: number): Spread {
+  return paired(measurements, label, other, connections, (m) => m.load.requestsPerSecond);
+}
+
+/** CPU per request of `label` over `other`, paired the same way (below 1: `label` spends less). */
+export function pairedCpuRatio(measurements: Measurement[], label: string, other: string, connections: number): Spread {
+  return paired(measurements, label, other, connections, (m) => m.cpuMicrosPerRequest);
 }
 
 export interface Target {
@@ -91,6 +107,11 @@ export function targetTable(targets: Target[]): string[] {
 
 export function ratioTarget(what: string, ratio: Spread, goal: number): Target {
   return { what, goal: `>= ${goal}x`, measured: spreadText(ratio), met: ratio.median >= goal };
+}
+
+/** A ceiling on a ratio where lower is better (CPU per request). */
+export function cpuRatioTarget(what: string, ratio: Spread, goal: number): Target {
+  return { what, goal: `<= ${goal}x`, measured: spreadText(ratio), met: ratio.median <= goal };
 }
 
 export function rawTable(measurements: Measurement[]): string[] {

@@ -1,4 +1,4 @@
-// `pnpm bench [-- --mode compare|quick|prefill|soak|profile|ab] [--flags]`: see bench/README.md.
+// `pnpm bench [-- --mode compare|quick|prefill|soak|profile|ab|starts] [--flags]`: see bench/README.md.
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ab } from "./modes/ab.js";
@@ -6,6 +6,7 @@ import { compare } from "./modes/compare.js";
 import { prefill } from "./modes/prefill.js";
 import { profile } from "./modes/profile.js";
 import { soak } from "./modes/soak.js";
+import { starts } from "./modes/starts.js";
 import { type BenchOptions, parseVariant } from "./options.js";
 
 const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
@@ -23,6 +24,8 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   profile: { warmupSeconds: 5, seconds: 15, outDir: DOCS, connections: [50] },
   // Two servers loaded at once on one core: 25 connections each make the 50 of the published run.
   ab: { rounds: 8, warmupSeconds: 4, seconds: 5, outDir: AB_OUT, connections: [25] },
+  // Ten starts of each server, the spread docs/benchmarks.md reports; a start's slow state shows from its first seconds.
+  starts: { rounds: 10, warmupSeconds: 5, seconds: 10, outDir: DOCS, connections: [50] },
 };
 
 /** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
@@ -90,7 +93,7 @@ try {
 } catch (error) {
   fail(error);
 }
-const run = { compare, quick: compare, prefill, soak, profile, ab }[options.mode];
+const run = { compare, quick: compare, prefill, soak, profile, ab, starts }[options.mode];
 run(options).then(
   (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
   fail,

@@ -4,6 +4,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The value a fraction `q` of the way up the sorted values (0: the smallest, 1: the largest), without interpolation. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(q * (sorted.length - 1))]!;
+}
+
 export interface Spread {
   median: number;
   min: number;

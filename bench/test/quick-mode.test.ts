@@ -43,6 +43,15 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     const markdown = readFileSync(join(out, "benchmarks.md"), "utf8");
     for (const label of labels) expect(markdown).toContain(`| ${label} |`);
     expect(markdown).toContain("## Targets");
+    for (const connections of [50, 100]) {
+      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) req/s vs \\(5\\) tuned peer, ${connections} connections \\| >= 1.25x \\| [\\d.]+x`));
+      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) CPU per request vs \\(5\\) tuned peer, ${connections} connections \\| <= 0.8x \\| [\\d.]+x`));
+      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) req/s vs \\(2\\) bare Express, ${connections} connections \\| >= 1x \\|`));
+    }
+    expect(markdown).toContain("| (1) p99 at 50 connections | <= 10 ms |");
+    // Every server's ratios to the platform limit, bare node:http, besides those to the framework floor.
+    expect(markdown).toContain("**Against the platform limit, (3) bare node:http:**");
+    expect(markdown).toContain("req/s vs (3): median (min–max)");
     expect(readFileSync(join(out, "benchmarks.svg"), "utf8")).toMatch(/^<svg[^>]*>[\s\S]*<\/svg>$/);
   }, 180_000);
 });
