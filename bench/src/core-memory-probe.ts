@@ -1,8 +1,8 @@
-// Run as a script on the servers' core: a fixed, memory-bound piece of work (a 512 KiB array read and written
-// in a scattered order, the size of a core's L2 cache), whose CPU time is printed in milliseconds. What the
-// servers do is memory-bound too, so when the host's other tenants crowd that core's caches, this takes
-// longer (an ALU-only loop does not: what slows is the core's caches and memory, not its clock); a server that is
-// slow while this is not is slow of its own accord.
+// Run as a script on the servers' core: a fixed, memory-bound piece of work (a 512 KiB array, the size of a core's
+// L2 cache, written in order and read in a scattered one), whose CPU time is printed in milliseconds. What the
+// servers do is memory-bound too, so when the host slows that core's caches and memory (its other tenants, as far
+// as a guest can tell), this takes longer; an ALU-only loop does not, so it is not the core's clock. A server that
+// is slow while this is not is slow of its own accord.
 const WORDS = 1 << 16;
 const PASSES = 3_000;
 
