@@ -131,7 +131,8 @@ function startsMarkdown(options: BenchOptions, session: Session, connections: nu
     const cpu = spread(mine.map((s) => s.cpuMicrosPerRequest));
     const slow = mine.filter((s) => s.cpuMicrosPerRequest >= SLOW_START * cpu.min);
     const quick = mine.filter((s) => !onSlowCore(s)).map((s) => s.cpuMicrosPerRequest);
-    const quickSpread = quick.length > 0 ? `${(Math.max(...quick) / Math.min(...quick)).toFixed(2)}x over ${quick.length}` : "none";
+    const quickCpu = quick.length > 0 ? spread(quick) : undefined;
+    const quickSpread = quickCpu ? `${(quickCpu.max / quickCpu.min).toFixed(2)}x over ${quick.length}` : "none";
     lines.push(
       `| ${SERVER_LABELS[key]} | ${cpu.median.toFixed(1)} (${cpu.min.toFixed(1)}–${cpu.max.toFixed(1)}) | ${(cpu.max / cpu.min).toFixed(2)}x | ` +
         `${slow.length} of ${mine.length} | ${slow.filter(onSlowCore).length} | ${quickSpread} |`,
