@@ -1,5 +1,5 @@
 import type { BenchOptions } from "./options.js";
-import { cpuSeconds, memory } from "./process-stats.js";
+import { cpuPerRequestByRole, memory, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
 import type { RunningServer } from "./servers.js";
 import type { Session } from "./session.js";
 import { type Spread, median, spread } from "./stats.js";
@@ -38,6 +38,8 @@ export interface Measurement {
   round: number;
   load: LoadResult;
   cpuMicrosPerRequest: number;
+  /** The same CPU time split by thread (main, SQLite writer, V8's helpers, the rest); cpuMicrosPerRequest is their sum. */
+  threadCpuMicrosPerRequest: ThreadCpu;
   rssBytes: number;
   peakRssBytes: number;
 }
@@ -98,17 +100,19 @@ export async function measureAlternating(
     for (let round = 0; round < plan.rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const server of order) {
-        const cpuBefore = cpuSeconds(server.pid);
+        const cpuBefore = threadCpuSeconds(server.pid);
         const load = await runWrk({ ...loadOptions(plan, server, connections, ids), seconds: plan.seconds });
-        const cpu = cpuSeconds(server.pid) - cpuBefore;
+        const cpuAfter = threadCpuSeconds(server.pid);
         requireAllOk(server.label, connections, load);
         const { rssBytes, peakRssBytes } = memory(server.pid);
+        const threadCpuMicrosPerRequest = cpuPerRequestByRole(cpuBefore, cpuAfter, load.requests);
         const measurement = {
           label: server.label,
           connections,
           round,
           load,
-          cpuMicrosPerRequest: (cpu * 1e6) / load.requests,
+          cpuMicrosPerRequest: THREAD_ROLES.reduce((sum, role) => sum + threadCpuMicrosPerRequest[role], 0),
+          threadCpuMicrosPerRequest,
           rssBytes,
           peakRssBytes,
         };

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "./measure.js";
-import { cpuSeconds } from "./process-stats.js";
+import { cpuPerRequestByRole, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
 import type { Session } from "./session.js";
 import { runWrk } from "./wrk-load.js";
 
@@ -12,6 +12,8 @@ export interface StageProfile {
   requests: number;
   /** CPU per request of the measured run, all threads, from /proc: the profiler's own cost included. */
   cpuMicrosPerRequest: number;
+  /** The same by thread role (main, SQLite writer, V8's helpers, the rest). */
+  threadCpuMicrosPerRequest: ThreadCpu;
   /** The main thread's busy time per stage, in microseconds over the whole profile. */
   mainStages: Map<string, number>;
   workers: { role: string; busyMicros: number }[];
@@ -34,9 +36,11 @@ export async function profileStages(
   await checkAnswers(server, session.token, ids.take());
   const load = { baseUrl: server.baseUrl, connections: plan.connections, token: session.token, order: "ascending" as const, pin: session.pin.load };
   const warmup = await runWrk({ ...load, firstId: ids.take(), seconds: plan.warmupSeconds });
-  const cpuBefore = cpuSeconds(server.pid);
+  const cpuBefore = threadCpuSeconds(server.pid);
   const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
-  const cpuMicrosPerRequest = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / measured.requests;
+  const cpuAfter = threadCpuSeconds(server.pid);
+  const threadCpuMicrosPerRequest = cpuPerRequestByRole(cpuBefore, cpuAfter, measured.requests);
+  const cpuMicrosPerRequest = THREAD_ROLES.reduce((sum, role) => sum + threadCpuMicrosPerRequest[role], 0);
   await server.stop(); // the profiles are written as the process exits
 
   // One profile per thread: the main thread's is the one with the most samples, the rest are worker threads.
@@ -50,6 +54,7 @@ export async function profileStages(
     // The profile spans the warm-up too (and the check request); per-request figures divide by all of them.
     requests: warmup.requests + measured.requests + 1,
     cpuMicrosPerRequest,
+    threadCpuMicrosPerRequest,
     mainStages: stageTimes(main).stages,
     workers: workers.map((worker) => ({ role: workerThreadRole(worker), busyMicros: total(stageTimes(worker).stages) })),
   };
@@ -69,9 +74,10 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
         "transactions, which includes waiting for fsync (profiles sample wall time, not CPU)."
       : `- Worker thread ${index + 1} (${role}): ${(busyMicros / 1000).toFixed(0)} ms not idle in all.`,
   );
+  const byThread = THREAD_ROLES.map((role) => `${role} ${profile.threadCpuMicrosPerRequest[role].toFixed(1)}`).join(", ");
   return [
     `Measured without the profiler's help: ${profile.cpuMicrosPerRequest.toFixed(0)} us of CPU per request (all threads, /proc, measured run only;`,
-    `the profiler itself adds to it). Per-request figures divide by the ${requests} requests the profile saw (warm-up included).`,
+    `the profiler itself adds to it): ${byThread}. Per-request figures below divide by the ${requests} requests the profile saw (warm-up included).`,
     "The main thread's busy time by stage:",
     "",
     "| Stage | us per request | Share of busy time |",

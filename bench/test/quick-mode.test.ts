@@ -14,7 +14,12 @@ const skip = skipWithoutWrk("the quick benchmark");
 
 interface QuickReport {
   answers: Record<string, { status: number; body: string }>;
-  measurements: { label: string; connections: number; load: { requests: number; non2xx: number; socketErrors: number } }[];
+  measurements: {
+    label: string;
+    connections: number;
+    load: { requests: number; non2xx: number; socketErrors: number };
+    threadCpuMicrosPerRequest: Record<string, number>;
+  }[];
 }
 
 describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
@@ -40,6 +45,13 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
       }
     }
 
+    // Plant Store's commit runs on its named writer thread; the peers have none and store on their main thread.
+    for (const m of report.measurements) {
+      const writer = m.threadCpuMicrosPerRequest["SQLite writer thread"];
+      if (m.label.startsWith("(1)")) expect(writer, m.label).toBeGreaterThan(0);
+      else expect(writer, m.label).toBe(0);
+    }
+
     const markdown = readFileSync(join(out, "benchmarks.md"), "utf8");
     for (const label of labels) expect(markdown).toContain(`| ${label} |`);
     expect(markdown).toContain("## Targets");
@@ -52,6 +64,10 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     // Every server's ratios to the platform limit, bare node:http, besides those to the framework floor.
     expect(markdown).toContain("**Against the platform limit, (3) bare node:http:**");
     expect(markdown).toContain("req/s vs (3): median (min–max)");
+    // What the CPU target leaves after node:http and the commit, and every server's CPU by thread.
+    expect(markdown).toContain("## What the CPU target leaves");
+    expect(markdown).toMatch(/\| \*\*left for the rest of \(1\)'s work: target − \(3\) − writer\*\* \| \*\*-?[\d.]+\*\* \| \*\*-?[\d.]+\*\* \|/);
+    expect(markdown).toContain("| Connections | Server | main thread | SQLite writer thread |");
     expect(readFileSync(join(out, "benchmarks.svg"), "utf8")).toMatch(/^<svg[^>]*>[\s\S]*<\/svg>$/);
   }, 180_000);
 });

@@ -8,6 +8,12 @@ function run(label: string, round: number, requestsPerSecond: number, cpuMicrosP
     round,
     load: { requests: requestsPerSecond, seconds: 1, requestsPerSecond, p50Ms: 1, p99Ms: 2, non2xx: 0, socketErrors: 0 },
     cpuMicrosPerRequest,
+    threadCpuMicrosPerRequest: {
+      "main thread": cpuMicrosPerRequest,
+      "SQLite writer thread": 0,
+      "V8 helper threads (GC, compiler)": 0,
+      "other threads": 0,
+    },
     rssBytes: 100,
     peakRssBytes: 100 + round,
   };

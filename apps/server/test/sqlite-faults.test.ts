@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -234,6 +234,15 @@ describe("opening the store", () => {
     const store = await opening;
     cleanups.push(() => store.close());
     await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
+  });
+
+  // Linux names a thread in /proc; elsewhere there is nothing to read.
+  it.skipIf(!existsSync("/proc/self/task"))("runs the writer on an OS thread named after it, so top -H and /proc show its CPU apart", async () => {
+    const store = await SqlitePlantStore.open(join(scratchDir(), "plants.db"));
+    cleanups.push(() => store.close());
+    const threadNames = readdirSync("/proc/self/task").map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
+    // Linux keeps the first 15 characters of "sqlite-writer-thread".
+    expect(threadNames).toContain("sqlite-writer-t");
   });
 
   it("migrates a new file once, and opens a migrated one again without changing it", async () => {

@@ -1,4 +1,5 @@
 import { barChartSvg } from "../chart.js";
+import { floorMarkdown, threadCpuTable } from "../floor.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions, Variant } from "../options.js";
 import {
@@ -93,6 +94,21 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const platform = SERVER_LABELS["bare-node-http"];
     const toPlatform = chosen.includes("bare-node-http") ? summarise(measurements, platform) : undefined;
 
+    // What the CPU and throughput targets leave once node:http and the commit are paid, from this run's figures.
+    const floorServers: ServerKey[] = ["plant-store", "fastify-tuned", "bare-express", "bare-node-http"];
+    const targetFloor = floorServers.every((key) => chosen.includes(key))
+      ? floorMarkdown(
+          measurements,
+          {
+            server: full,
+            tunedPeer: SERVER_LABELS["fastify-tuned"],
+            bareExpress: SERVER_LABELS["bare-express"],
+            bareNodeHttp: platform,
+          },
+          stages,
+        )
+      : undefined;
+
     const shortLabel = new Map<string, string>(servers.map((server) => [server.label, server.label]));
     for (const key of ORDER) shortLabel.set(SERVER_LABELS[key], SERVER_SHORT_LABELS[key]);
     const bars = (value: (s: (typeof summaries)[number]) => number) =>
@@ -160,10 +176,12 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "## Targets",
       "",
       ...targetTable(targets),
+      ...(targetFloor ? ["## What the CPU target leaves", "", ...targetFloor] : []),
       "## Results",
       "",
       ...summaryTable(summaries, "(2)"),
       ...(toPlatform ? ["**Against the platform limit, (3) bare node:http:**", "", ...summaryTable(toPlatform, "(3)")] : []),
+      ...threadCpuTable(measurements),
       ...rawTable(measurements),
       ...(stages
         ? [

@@ -16,10 +16,13 @@ export type SqliteThreadEntry = "sqlite-writer-thread" | "sqlite-migration-threa
 const runningFromSource = import.meta.url.endsWith(".ts");
 
 function newThread(entry: SqliteThreadEntry, workerData: SqliteThreadSettings): Worker {
-  if (!runningFromSource) return new Worker(new URL(`./${entry}.js`, import.meta.url), { workerData });
+  // The name is the OS thread's name too (first 15 characters), so `top -H` and /proc/<pid>/task tell the writer's
+  // CPU apart from the main thread's.
+  const options = { workerData, name: entry };
+  if (!runningFromSource) return new Worker(new URL(`./${entry}.js`, import.meta.url), options);
   const script = `require(${JSON.stringify(createRequire(import.meta.url).resolve("tsx/cjs/api"))}).register();
      require(${JSON.stringify(fileURLToPath(new URL(`./${entry}.ts`, import.meta.url)))});`;
-  return new Worker(script, { eval: true, workerData });
+  return new Worker(script, { ...options, eval: true });
 }
 
 /** A thread started by startSqliteThread. */

@@ -1,0 +1,144 @@
+import { STAGE_RULES } from "./cpu-profile-stages.js";
+import type { Measurement } from "./measure.js";
+import { THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
+import type { StageProfile } from "./stage-profile.js";
+import { median } from "./stats.js";
+
+/** Plant Store's main-thread stages that the tuned Fastify peer has no counterpart for. */
+const STAGES_THE_PEER_LACKS = ["HTTP: Express and its router", "metrics", "headers (helmet, CORS)"];
+/** The stage bare Express has no counterpart for besides the store (which is the writer thread, counted apart). */
+const LOG_STAGE = "log";
+for (const stage of [...STAGES_THE_PEER_LACKS, LOG_STAGE]) {
+  if (!STAGE_RULES.some(([name]) => name === stage)) throw new Error(`floor.ts names a stage the profile does not have: ${stage}`);
+}
+
+/** The servers the floor is worked out from, by their report labels. */
+export interface FloorLabels {
+  server: string;
+  tunedPeer: string;
+  bareExpress: string;
+  bareNodeHttp: string;
+}
+
+const TARGET_CPU_RATIO = 0.8;
+
+const us = (value: number) => value.toFixed(1);
+const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+
+/** Median over rounds of one figure of one server at one connection level. */
+function medianOf(measurements: Measurement[], label: string, connections: number, value: (m: Measurement) => number): number {
+  return median(measurements.filter((m) => m.label === label && m.connections === connections).map(value));
+}
+
+/** Each server's CPU per request split by thread, medians over rounds. */
+export function threadCpuTable(measurements: Measurement[]): string[] {
+  const rows: string[] = [];
+  for (const connections of new Set(measurements.map((m) => m.connections))) {
+    for (const label of new Set(measurements.map((m) => m.label))) {
+      const byRole = (role: keyof ThreadCpu) => medianOf(measurements, label, connections, (m) => m.threadCpuMicrosPerRequest[role]);
+      const total = medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
+      rows.push(`| ${connections} | ${label} | ${THREAD_ROLES.map((role) => us(byRole(role))).join(" | ")} | ${us(total)} |`);
+    }
+  }
+  return [
+    "### CPU per request by thread",
+    "",
+    "CPU us per request by thread (`/proc/<pid>/task`, medians over rounds; a column's median need not add up with the",
+    "others'). The SQLite writer is Plant Store's commit thread; the peers run SQLite on their main thread.",
+    "",
+    `| Connections | Server | ${THREAD_ROLES.join(" | ")} | all |`,
+    `|---:|---|${THREAD_ROLES.map(() => "---:|").join("")}---:|`,
+    ...rows,
+    "",
+  ];
+}
+
+/** The share of the main thread's busy time that `stages` took in the profile. */
+function shareOf(stages: StageProfile, names: string[]): number {
+  const busy = [...stages.mainStages.values()].reduce((sum, micros) => sum + micros, 0);
+  return names.reduce((sum, name) => sum + (stages.mainStages.get(name) ?? 0), 0) / busy;
+}
+
+/**
+ * What the CPU target leaves once the platform and the durable commit are paid, worked out from this run's
+ * medians: bare node:http's CPU per request is what node:http costs a request that does nothing, and Plant
+ * Store's writer thread is its commit. With the stage profile, the share of the gap that the stages the peer
+ * lacks explain, and the share of the gap to bare Express that the commit and the log line explain.
+ */
+export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, stages: StageProfile | undefined): string[] {
+  const levels = [...new Set(measurements.filter((m) => m.label === labels.server).map((m) => m.connections))];
+  const figures = levels.map((connections) => {
+    const total = (label: string) => medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
+    const server = total(labels.server);
+    const peer = total(labels.tunedPeer);
+    const platform = total(labels.bareNodeHttp);
+    const express = total(labels.bareExpress);
+    const writer = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["SQLite writer thread"]);
+    const main = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["main thread"]);
+    const target = TARGET_CPU_RATIO * peer;
+    return {
+      connections,
+      server,
+      peer,
+      platform,
+      express,
+      writer,
+      target,
+      left: target - platform - writer,
+      spent: server - platform - writer,
+      gap: server - target,
+      peerLacks: stages ? shareOf(stages, STAGES_THE_PEER_LACKS) * main : undefined,
+      log: stages ? shareOf(stages, [LOG_STAGE]) * main : undefined,
+    };
+  });
+  const row = (what: string, cell: (f: (typeof figures)[number]) => string) => `| ${what} | ${figures.map(cell).join(" | ")} |`;
+  const lines = [
+    "CPU us per request, medians over this run's rounds. Bare node:http is what node:http costs a request that does",
+    "nothing; Plant Store's writer thread is what its durable commit costs. Neither is Plant Store's to cut, so the",
+    "CPU target leaves the rest of its work what remains of 0.8x the tuned peer after them. Throughput follows: a",
+    "server alone on its core serves about one request per CPU time per request, so 1.25x the peer's req/s asks the same.",
+    "",
+    `| | ${figures.map((f) => `${f.connections} connections`).join(" | ")} |`,
+    `|---|${figures.map(() => "---:|").join("")}`,
+    row("(5) tuned peer, all threads", (f) => us(f.peer)),
+    row("the CPU target: 0.8x (5)", (f) => us(f.target)),
+    row("(3) bare node:http, all threads", (f) => us(f.platform)),
+    row("(1) SQLite writer thread", (f) => us(f.writer)),
+    row("**left for the rest of (1)'s work: target − (3) − writer**", (f) => `**${us(f.left)}**`),
+    row("what (1) spends on it now: (1) − (3) − writer", (f) => us(f.spent)),
+    row("what (5) spends above (3), its SQLite commit included", (f) => us(f.peer - f.platform)),
+    row("the gap: (1) − target", (f) => us(f.gap)),
+  ];
+  if (stages) {
+    lines.push(
+      row("of the gap, the stages (5) lacks (Express and its router, metrics, security headers; profile shares of (1)'s main thread)", (f) =>
+        f.gap > 0 ? `${us(f.peerLacks!)} (${percent(f.peerLacks!, f.gap)})` : `${us(f.peerLacks!)} (no gap)`,
+      ),
+    );
+  }
+  lines.push(
+    row("(2) bare Express, all threads", (f) => us(f.express)),
+    row("(1) − (2)", (f) => us(f.server - f.express)),
+  );
+  if (stages) {
+    lines.push(
+      row("of it, (1)'s writer thread and log line, which (2) does not have", (f) =>
+        f.server > f.express ? `${us(f.writer + f.log!)} (${percent(f.writer + f.log!, f.server - f.express)})` : `${us(f.writer + f.log!)} (no gap)`,
+      ),
+    );
+  }
+  lines.push("");
+  for (const f of figures) {
+    if (f.gap <= 0) {
+      lines.push(`- At ${f.connections} connections (1) is within the CPU target.`);
+      continue;
+    }
+    const leftText =
+      f.left > 0
+        ? `${us(f.left)} us: ${percent(f.left, f.spent)} of what that work costs (1) now, and ${percent(f.left, f.peer - f.platform)} of what (5) spends above node:http, its commit included`
+        : "nothing: node:http and the commit alone are over the target";
+    lines.push(`- At ${f.connections} connections the target leaves the rest of (1)'s work ${leftText}.`);
+  }
+  lines.push("");
+  return lines;
+}
