@@ -1,8 +1,6 @@
 import { STAGE_RULES } from "./cpu-profile-stages.js";
-import type { Measurement } from "./measure.js";
-import { THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
+import { type Measurement, medianOf } from "./measure.js";
 import type { StageProfile } from "./stage-profile.js";
-import { median } from "./stats.js";
 
 /** Plant Store's main-thread stages that the tuned Fastify peer has no counterpart for. */
 const STAGES_THE_PEER_LACKS = ["HTTP: Express and its router", "metrics", "headers (helmet, CORS)"];
@@ -25,33 +23,6 @@ const TARGET_CPU_RATIO = 0.8;
 const us = (value: number) => value.toFixed(1);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
-/** Median over rounds of one figure of one server at one connection level. */
-function medianOf(measurements: Measurement[], label: string, connections: number, value: (m: Measurement) => number): number {
-  return median(measurements.filter((m) => m.label === label && m.connections === connections).map(value));
-}
-
-/** Each server's CPU per request split by thread, medians over rounds. */
-export function threadCpuTable(measurements: Measurement[]): string[] {
-  const rows: string[] = [];
-  for (const connections of new Set(measurements.map((m) => m.connections))) {
-    for (const label of new Set(measurements.map((m) => m.label))) {
-      const byRole = (role: keyof ThreadCpu) => medianOf(measurements, label, connections, (m) => m.threadCpuMicrosPerRequest[role]);
-      const total = medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
-      rows.push(`| ${connections} | ${label} | ${THREAD_ROLES.map((role) => us(byRole(role))).join(" | ")} | ${us(total)} |`);
-    }
-  }
-  return [
-    "### CPU per request by thread",
-    "",
-    "CPU us per request by thread (`/proc/<pid>/task`, medians over rounds; a column's median need not add up with the",
-    "others'). The SQLite writer is Plant Store's commit thread; the peers run SQLite on their main thread.",
-    "",
-    `| Connections | Server | ${THREAD_ROLES.join(" | ")} | all |`,
-    `|---:|---|${THREAD_ROLES.map(() => "---:|").join("")}---:|`,
-    ...rows,
-    "",
-  ];
-}
 
 /** The share of the main thread's busy time that `stages` took in the profile. */
 function shareOf(stages: StageProfile, names: string[]): number {

@@ -1,5 +1,5 @@
 import type { BenchOptions } from "./options.js";
-import { cpuPerRequestByRole, memory, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
+import { allThreads, cpuPerRequestByRole, memory, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
 import type { RunningServer } from "./servers.js";
 import type { Session } from "./session.js";
 import { type Spread, median, spread } from "./stats.js";
@@ -111,7 +111,7 @@ export async function measureAlternating(
           connections,
           round,
           load,
-          cpuMicrosPerRequest: THREAD_ROLES.reduce((sum, role) => sum + threadCpuMicrosPerRequest[role], 0),
+          cpuMicrosPerRequest: allThreads(threadCpuMicrosPerRequest),
           threadCpuMicrosPerRequest,
           rssBytes,
           peakRssBytes,
@@ -136,6 +136,11 @@ function loadOptions(plan: Plan, server: RunningServer, connections: number, ids
     order: plan.order,
     pin: plan.loadPin,
   };
+}
+
+/** Median over rounds of one figure of one server at one connection level. */
+export function medianOf(measurements: Measurement[], label: string, connections: number, value: (m: Measurement) => number): number {
+  return median(measurements.filter((m) => m.label === label && m.connections === connections).map(value));
 }
 
 /** Per server and connection level: the medians over rounds and the ratio to the reference, round by round. */

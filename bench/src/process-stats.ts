@@ -35,7 +35,7 @@ function roleOf(pid: number, tid: number, name: string): ThreadRole {
  * CPU seconds used so far per thread role. "other threads" is the process's total less the named roles, so it
  * also holds threads that have ended (the SQLite migration thread, a libuv pool thread) and the roles add up
  * to `cpuSeconds(pid)` as read at the end. The threads are read one by one, so a difference of two readings can
- * put a clock tick in the wrong role: cpuSecondsPerRole clamps "other threads" at zero for that.
+ * put a clock tick in the wrong role: cpuPerRequestByRole clamps "other threads" at zero for that.
  */
 export function threadCpuSeconds(pid: number): ThreadCpu {
   const byRole: ThreadCpu = { "main thread": 0, "SQLite writer thread": 0, "V8 helper threads (GC, compiler)": 0, "other threads": 0 };
@@ -61,6 +61,11 @@ export function cpuPerRequestByRole(before: ThreadCpu, after: ThreadCpu, request
   const byRole = Object.fromEntries(THREAD_ROLES.map((role) => [role, ((after[role] - before[role]) * 1e6) / requests])) as ThreadCpu;
   byRole["other threads"] = Math.max(0, byRole["other threads"]);
   return byRole;
+}
+
+/** The roles' figures added up: the whole process. */
+export function allThreads(byRole: ThreadCpu): number {
+  return THREAD_ROLES.reduce((sum, role) => sum + byRole[role], 0);
 }
 
 /** Resident set size now and its peak since the process started, in bytes, from /proc/<pid>/status. */

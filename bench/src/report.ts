@@ -1,4 +1,5 @@
-import type { Measurement, Summary } from "./measure.js";
+import { type Measurement, medianOf, type Summary } from "./measure.js";
+import { THREAD_ROLES } from "./process-stats.js";
 import { type Spread, spread } from "./stats.js";
 
 const MIB = 2 ** 20;
@@ -112,6 +113,29 @@ export function ratioTarget(what: string, ratio: Spread, goal: number): Target {
 /** A ceiling on a ratio where lower is better (CPU per request). */
 export function cpuRatioTarget(what: string, ratio: Spread, goal: number): Target {
   return { what, goal: `<= ${goal}x`, measured: spreadText(ratio), met: ratio.median <= goal };
+}
+
+/** Each server's CPU per request split by thread, medians over rounds. */
+export function threadCpuTable(measurements: Measurement[]): string[] {
+  const rows: string[] = [];
+  for (const connections of new Set(measurements.map((m) => m.connections))) {
+    for (const label of new Set(measurements.map((m) => m.label))) {
+      const byRole = (role: (typeof THREAD_ROLES)[number]) => medianOf(measurements, label, connections, (m) => m.threadCpuMicrosPerRequest[role]);
+      const total = medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
+      rows.push(`| ${connections} | ${label} | ${THREAD_ROLES.map((role) => fixed(byRole(role), 1)).join(" | ")} | ${fixed(total, 1)} |`);
+    }
+  }
+  return [
+    "### CPU per request by thread",
+    "",
+    "CPU us per request by thread (`/proc/<pid>/task`, medians over rounds; a column's median need not add up with the",
+    "others'). The SQLite writer is Plant Store's commit thread; the peers run SQLite on their main thread.",
+    "",
+    `| Connections | Server | ${THREAD_ROLES.join(" | ")} | all |`,
+    `|---:|---|${THREAD_ROLES.map(() => "---:|").join("")}---:|`,
+    ...rows,
+    "",
+  ];
 }
 
 export function rawTable(measurements: Measurement[]): string[] {

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "./measure.js";
-import { cpuPerRequestByRole, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
+import { allThreads, cpuPerRequestByRole, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
 import type { Session } from "./session.js";
 import { runWrk } from "./wrk-load.js";
 
@@ -40,7 +40,7 @@ export async function profileStages(
   const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
   const cpuAfter = threadCpuSeconds(server.pid);
   const threadCpuMicrosPerRequest = cpuPerRequestByRole(cpuBefore, cpuAfter, measured.requests);
-  const cpuMicrosPerRequest = THREAD_ROLES.reduce((sum, role) => sum + threadCpuMicrosPerRequest[role], 0);
+  const cpuMicrosPerRequest = allThreads(threadCpuMicrosPerRequest);
   await server.stop(); // the profiles are written as the process exits
 
   // One profile per thread: the main thread's is the one with the most samples, the rest are worker threads.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { floorMarkdown, threadCpuTable } from "../src/floor.js";
+import { floorMarkdown } from "../src/floor.js";
+import { threadCpuTable } from "../src/report.js";
 import type { Measurement } from "../src/measure.js";
 import type { StageProfile } from "../src/stage-profile.js";
 
@@ -76,7 +77,10 @@ describe("the floor under the CPU target", () => {
     expect(floorMarkdown(cheapServer, labels, stages).join("\n")).toContain("- At 50 connections (1) is within the CPU target.");
   });
 
-  it("tables each server's CPU per request by thread", () => {
+});
+
+describe("the table of CPU by thread", () => {
+  it("gives each server's CPU per request by thread, medians over rounds", () => {
     const table = threadCpuTable(measurements).join("\n");
     expect(table).toContain("| Connections | Server | main thread | SQLite writer thread | V8 helper threads (GC, compiler) | other threads | all |");
     expect(table).toContain("| 50 | server | 53.0 | 5.0 | 2.0 | 0.0 | 60.0 |");

@@ -1,5 +1,5 @@
 import { barChartSvg } from "../chart.js";
-import { floorMarkdown, threadCpuTable } from "../floor.js";
+import { floorMarkdown } from "../floor.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions, Variant } from "../options.js";
 import {
@@ -12,6 +12,7 @@ import {
   summaryTable,
   type Target,
   targetTable,
+  threadCpuTable,
 } from "../report.js";
 import { DEPLOYED_NODE_FLAGS, SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
