@@ -76,7 +76,6 @@ describe("the floor under the CPU target", () => {
     const cheapServer = measurements.map((m) => (m.label === "server" ? run("server", m.round, 38, 5) : m));
     expect(floorMarkdown(cheapServer, labels, stages).join("\n")).toContain("- At 50 connections (1) is within the CPU target.");
   });
-
 });
 
 describe("the table of CPU by thread", () => {
