@@ -1,6 +1,6 @@
 import { STAGE_RULES } from "./cpu-profile-stages.js";
 import { type Measurement, medianOf } from "./measure.js";
-import type { StageProfile } from "./stage-profile.js";
+import { type StageProfile, totalMicros } from "./stage-profile.js";
 
 /** Plant Store's main-thread stages that the tuned Fastify peer has no counterpart for. */
 const STAGES_THE_PEER_LACKS = ["HTTP: Express and its router", "metrics", "headers (helmet, CORS)"];
@@ -18,16 +18,15 @@ export interface FloorLabels {
   bareNodeHttp: string;
 }
 
-const TARGET_CPU_RATIO = 0.8;
+/** Issue 26's CPU target: at most this share of the tuned peer's CPU per request. */
+export const TARGET_CPU_RATIO = 0.8;
 
 const us = (value: number) => value.toFixed(1);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
-
 /** The share of the main thread's busy time that `stages` took in the profile. */
 function shareOf(stages: StageProfile, names: string[]): number {
-  const busy = [...stages.mainStages.values()].reduce((sum, micros) => sum + micros, 0);
-  return names.reduce((sum, name) => sum + (stages.mainStages.get(name) ?? 0), 0) / busy;
+  return names.reduce((sum, name) => sum + (stages.mainStages.get(name) ?? 0), 0) / totalMicros(stages.mainStages);
 }
 
 /**
@@ -66,13 +65,13 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
   const lines = [
     "CPU us per request, medians over this run's rounds. Bare node:http is what node:http costs a request that does",
     "nothing; Plant Store's writer thread is what its durable commit costs. Neither is Plant Store's to cut, so the",
-    "CPU target leaves the rest of its work what remains of 0.8x the tuned peer after them. Throughput follows: a",
+    `CPU target leaves the rest of its work what remains of ${TARGET_CPU_RATIO}x the tuned peer after them. Throughput follows: a`,
     "server alone on its core serves about one request per CPU time per request, so 1.25x the peer's req/s asks the same.",
     "",
     `| | ${figures.map((f) => `${f.connections} connections`).join(" | ")} |`,
     `|---|${figures.map(() => "---:|").join("")}`,
     row("(5) tuned peer, all threads", (f) => us(f.peer)),
-    row("the CPU target: 0.8x (5)", (f) => us(f.target)),
+    row(`the CPU target: ${TARGET_CPU_RATIO}x (5)`, (f) => us(f.target)),
     row("(3) bare node:http, all threads", (f) => us(f.platform)),
     row("(1) SQLite writer thread", (f) => us(f.writer)),
     row("**left for the rest of (1)'s work: target − (3) − writer**", (f) => `**${us(f.left)}**`),

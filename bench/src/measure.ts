@@ -1,5 +1,5 @@
 import type { BenchOptions } from "./options.js";
-import { allThreads, cpuPerRequestByRole, memory, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
+import { cpuPerRequest, memory, readCpu, type ThreadCpu } from "./process-stats.js";
 import type { RunningServer } from "./servers.js";
 import type { Session } from "./session.js";
 import { type Spread, median, spread } from "./stats.js";
@@ -100,19 +100,19 @@ export async function measureAlternating(
     for (let round = 0; round < plan.rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const server of order) {
-        const cpuBefore = threadCpuSeconds(server.pid);
+        const cpuBefore = readCpu(server.pid);
         const load = await runWrk({ ...loadOptions(plan, server, connections, ids), seconds: plan.seconds });
-        const cpuAfter = threadCpuSeconds(server.pid);
+        const cpuAfter = readCpu(server.pid);
         requireAllOk(server.label, connections, load);
         const { rssBytes, peakRssBytes } = memory(server.pid);
-        const threadCpuMicrosPerRequest = cpuPerRequestByRole(cpuBefore, cpuAfter, load.requests);
+        const cpu = cpuPerRequest(cpuBefore, cpuAfter, load.requests);
         const measurement = {
           label: server.label,
           connections,
           round,
           load,
-          cpuMicrosPerRequest: allThreads(threadCpuMicrosPerRequest),
-          threadCpuMicrosPerRequest,
+          cpuMicrosPerRequest: cpu.all,
+          threadCpuMicrosPerRequest: cpu.byRole,
           rssBytes,
           peakRssBytes,
         };

@@ -31,13 +31,19 @@ function roleOf(pid: number, tid: number, name: string): ThreadRole {
   return "other threads";
 }
 
+/** A reading of a process's CPU seconds so far: its total, and the same split by thread role. */
+export interface CpuReading {
+  total: number;
+  byRole: ThreadCpu;
+}
+
 /**
- * CPU seconds used so far per thread role. "other threads" is the process's total less the named roles, so it
- * also holds threads that have ended (the SQLite migration thread, a libuv pool thread) and the roles add up
- * to `cpuSeconds(pid)` as read at the end. The threads are read one by one, so a difference of two readings can
- * put a clock tick in the wrong role: cpuPerRequestByRole clamps "other threads" at zero for that.
+ * The process's CPU seconds so far, whole and per thread role. "other threads" is the total less the named roles,
+ * so it also holds threads that have ended (the SQLite migration thread, a libuv pool thread) and the roles add
+ * up to the total. The threads are read one by one after the total, so a clock tick can land in a named role and
+ * not yet in the total: "other threads" is clamped at zero for that.
  */
-export function threadCpuSeconds(pid: number): ThreadCpu {
+export function readCpu(pid: number): CpuReading {
   const byRole: ThreadCpu = { "main thread": 0, "SQLite writer thread": 0, "V8 helper threads (GC, compiler)": 0, "other threads": 0 };
   const total = cpuSeconds(pid);
   for (const entry of readdirSync(`/proc/${pid}/task`)) {
@@ -50,22 +56,24 @@ export function threadCpuSeconds(pid: number): ThreadCpu {
     }
   }
   byRole["other threads"] = Math.max(0, total - byRole["main thread"] - byRole["SQLite writer thread"] - byRole["V8 helper threads (GC, compiler)"]);
-  return byRole;
+  return { total, byRole };
+}
+
+/** CPU microseconds per request between two readings: the whole process's, and per thread role. */
+export interface CpuPerRequest {
+  all: number;
+  byRole: ThreadCpu;
 }
 
 /**
- * The CPU seconds per role between two readings of threadCpuSeconds, divided by `requests`; "other threads" is
- * clamped at zero (a tick read into a named thread after the process total, see above).
+ * The CPU between two readings divided by `requests`. The whole comes from the process totals; a role's
+ * difference can dip below zero when a tick was read into the wrong role, so "other threads" is clamped there.
  */
-export function cpuPerRequestByRole(before: ThreadCpu, after: ThreadCpu, requests: number): ThreadCpu {
-  const byRole = Object.fromEntries(THREAD_ROLES.map((role) => [role, ((after[role] - before[role]) * 1e6) / requests])) as ThreadCpu;
+export function cpuPerRequest(before: CpuReading, after: CpuReading, requests: number): CpuPerRequest {
+  const perRequest = (seconds: number) => (seconds * 1e6) / requests;
+  const byRole = Object.fromEntries(THREAD_ROLES.map((role) => [role, perRequest(after.byRole[role] - before.byRole[role])])) as ThreadCpu;
   byRole["other threads"] = Math.max(0, byRole["other threads"]);
-  return byRole;
-}
-
-/** The roles' figures added up: the whole process. */
-export function allThreads(byRole: ThreadCpu): number {
-  return THREAD_ROLES.reduce((sum, role) => sum + byRole[role], 0);
+  return { all: perRequest(after.total - before.total), byRole };
 }
 
 /** Resident set size now and its peak since the process started, in bytes, from /proc/<pid>/status. */

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "./measure.js";
-import { allThreads, cpuPerRequestByRole, THREAD_ROLES, type ThreadCpu, threadCpuSeconds } from "./process-stats.js";
+import { cpuPerRequest, readCpu, THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
 import type { Session } from "./session.js";
 import { runWrk } from "./wrk-load.js";
 
@@ -19,7 +19,8 @@ export interface StageProfile {
   workers: { role: string; busyMicros: number }[];
 }
 
-const total = (stages: Map<string, number>) => [...stages.values()].reduce((sum, micros) => sum + micros, 0);
+/** The busy time of a set of stages added up. */
+export const totalMicros = (stages: Map<string, number>) => [...stages.values()].reduce((sum, micros) => sum + micros, 0);
 
 /**
  * Runs a fresh built server under `node --cpu-prof`, loads it with wrk (a warm-up, then a measured run) and
@@ -36,11 +37,9 @@ export async function profileStages(
   await checkAnswers(server, session.token, ids.take());
   const load = { baseUrl: server.baseUrl, connections: plan.connections, token: session.token, order: "ascending" as const, pin: session.pin.load };
   const warmup = await runWrk({ ...load, firstId: ids.take(), seconds: plan.warmupSeconds });
-  const cpuBefore = threadCpuSeconds(server.pid);
+  const cpuBefore = readCpu(server.pid);
   const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
-  const cpuAfter = threadCpuSeconds(server.pid);
-  const threadCpuMicrosPerRequest = cpuPerRequestByRole(cpuBefore, cpuAfter, measured.requests);
-  const cpuMicrosPerRequest = allThreads(threadCpuMicrosPerRequest);
+  const cpu = cpuPerRequest(cpuBefore, readCpu(server.pid), measured.requests);
   await server.stop(); // the profiles are written as the process exits
 
   // One profile per thread: the main thread's is the one with the most samples, the rest are worker threads.
@@ -53,17 +52,17 @@ export async function profileStages(
     connections: plan.connections,
     // The profile spans the warm-up too (and the check request); per-request figures divide by all of them.
     requests: warmup.requests + measured.requests + 1,
-    cpuMicrosPerRequest,
-    threadCpuMicrosPerRequest,
+    cpuMicrosPerRequest: cpu.all,
+    threadCpuMicrosPerRequest: cpu.byRole,
     mainStages: stageTimes(main).stages,
-    workers: workers.map((worker) => ({ role: workerThreadRole(worker), busyMicros: total(stageTimes(worker).stages) })),
+    workers: workers.map((worker) => ({ role: workerThreadRole(worker), busyMicros: totalMicros(stageTimes(worker).stages) })),
   };
 }
 
 /** The main thread's busy time by stage as a table, and the worker threads' busy time, for a report. */
 export function stageProfileMarkdown(profile: StageProfile): string[] {
   const { requests } = profile;
-  const busy = total(profile.mainStages);
+  const busy = totalMicros(profile.mainStages);
   const rows = [...profile.mainStages.entries()]
     .sort((a, b) => b[1] - a[1])
     .map(([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`);

@@ -1,5 +1,5 @@
 import { barChartSvg } from "../chart.js";
-import { floorMarkdown } from "../floor.js";
+import { floorMarkdown, TARGET_CPU_RATIO } from "../floor.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions, Variant } from "../options.js";
 import {
@@ -83,7 +83,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       }
       if (ofBoth("fastify-tuned")) {
         const ratio = pairedCpuRatio(measurements, full, SERVER_LABELS["fastify-tuned"], connections);
-        targets.push(cpuRatioTarget(`(1) CPU per request vs (5) tuned peer, ${connections} connections`, ratio, 0.8));
+        targets.push(cpuRatioTarget(`(1) CPU per request vs (5) tuned peer, ${connections} connections`, ratio, TARGET_CPU_RATIO));
       }
     }
     const ofFull = summaries.filter((s) => s.label === full);
