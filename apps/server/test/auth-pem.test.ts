@@ -18,7 +18,6 @@ import {
   unsignedToken,
 } from "./support/auth-test-app.js";
 
-
 const rsa = generateSigningKey("rsa");
 const rsaPss = generateSigningKey("rsa-pss");
 const p256 = generateSigningKey("P-256");
