@@ -55,7 +55,7 @@ export interface StartOptions {
   main?: string;
   /** For the Plant Store: extra environment (a variant with a switch on, e.g. tracing or response validation). */
   env?: Record<string, string>;
-  /** For the Plant Store: extra Node flags (e.g. --cpu-prof for the profile mode). */
+  /** Extra Node flags (e.g. --cpu-prof for the profile mode); the Plant Store's come after its start script's. */
   nodeArgs?: string[];
 }
 
@@ -95,7 +95,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   const script = join(BASELINES, `${options.key}.js`);
   const peerArgs = options.key.startsWith("fastify") ? [databaseFile, options.secret, logFile] : [];
-  const [command, args] = pinned(options.pin, process.execPath, [script, ...peerArgs]);
+  const [command, args] = pinned(options.pin, process.execPath, [...(options.nodeArgs ?? []), script, ...peerArgs]);
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   child.stdout?.on("data", (chunk) => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
 import { checkAnswers, IdBlocks } from "./measure.js";
 import { cpuPerRequest, readCpu, THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
+import type { ServerKey } from "./servers.js";
 import type { Session } from "./session.js";
 import { runWrk } from "./wrk-load.js";
 
@@ -23,16 +24,18 @@ export interface StageProfile {
 export const totalMicros = (stages: Map<string, number>) => [...stages.values()].reduce((sum, micros) => sum + micros, 0);
 
 /**
- * Runs a fresh built server under `node --cpu-prof`, loads it with wrk (a warm-up, then a measured run) and
- * attributes each thread's samples to the request stage whose code was running (cpu-profile-stages.ts).
+ * Runs a fresh server (the built one unless `key` names another) under `node --cpu-prof`, loads it with wrk (a
+ * warm-up, then a measured run) and attributes each thread's samples to the request stage whose code was running
+ * (cpu-profile-stages.ts).
  */
 export async function profileStages(
   session: Session,
   plan: { connections: number; warmupSeconds: number; seconds: number },
+  key: ServerKey = "plant-store",
 ): Promise<StageProfile> {
-  const profileDir = join(session.dir, "profiles");
+  const profileDir = join(session.dir, `profiles-${key}`);
   mkdirSync(profileDir, { recursive: true });
-  const server = await session.start({ key: "plant-store", name: "profiled", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] });
+  const server = await session.start({ key, name: `profiled-${key}`, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] });
   const ids = new IdBlocks();
   await checkAnswers(server, session.token, ids.take());
   const load = { baseUrl: server.baseUrl, connections: plan.connections, token: session.token, order: "ascending" as const, pin: session.pin.load };
@@ -85,5 +88,30 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
     `| **main thread busy** | **${(busy / requests).toFixed(1)}** | 100% |`,
     "",
     ...(workerLines.length > 0 ? ["Other threads:", "", ...workerLines, ""] : []),
+  ];
+}
+
+/**
+ * Two profiles' stages side by side, in us per request of main-thread busy time: where one server spends more
+ * than the other on the same kind of work. The two ran one after the other, so the host may differ between them.
+ */
+export function stageComparisonMarkdown(first: { label: string; profile: StageProfile }, second: { label: string; profile: StageProfile }): string[] {
+  const perRequest = (profile: StageProfile, stage: string) => (profile.mainStages.get(stage) ?? 0) / profile.requests;
+  const stages = [...new Set([...first.profile.mainStages.keys(), ...second.profile.mainStages.keys()])].sort(
+    (a, b) => Math.max(perRequest(first.profile, b), perRequest(second.profile, b)) - Math.max(perRequest(first.profile, a), perRequest(second.profile, a)),
+  );
+  const cell = (micros: number) => (micros === 0 ? "–" : micros.toFixed(1));
+  const row = (what: string, a: number, b: number) => `| ${what} | ${cell(a)} | ${cell(b)} | ${(a - b).toFixed(1)} |`;
+  return [
+    `| Stage | ${first.label} | ${second.label} | difference |`,
+    "|---|---:|---:|---:|",
+    ...stages.map((stage) => row(stage, perRequest(first.profile, stage), perRequest(second.profile, stage))),
+    row(
+      "**main thread busy**",
+      totalMicros(first.profile.mainStages) / first.profile.requests,
+      totalMicros(second.profile.mainStages) / second.profile.requests,
+    ),
+    row("CPU per request, all threads, /proc (measured run)", first.profile.cpuMicrosPerRequest, second.profile.cpuMicrosPerRequest),
+    "",
   ];
 }

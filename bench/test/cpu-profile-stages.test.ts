@@ -35,6 +35,27 @@ describe("CPU profile stages", () => {
     expect(idleMicros).toBe(100);
   });
 
+  it("names the tuned Fastify peer's stages with the same rules: its body parser, ajv, its router and its own file", () => {
+    const peer: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame("(root)"), children: [2, 3, 4, 5] },
+        { id: 2, callFrame: frame("parse", "file:///app/node_modules/secure-json-parse/index.js") },
+        { id: 3, callFrame: frame("validate10", "file:///app/node_modules/ajv/dist/compile/index.js") },
+        { id: 4, callFrame: frame("find", "file:///app/node_modules/find-my-way/index.js") },
+        { id: 5, callFrame: frame("writeBatch", "file:///app/bench/dist/baselines/fastify-tuned.js"), children: [6] },
+        { id: 6, callFrame: frame("exec") },
+      ],
+      samples: [2, 3, 4, 6, 6],
+      timeDeltas: [1, 2, 3, 4, 5],
+    };
+    expect(Object.fromEntries(stageTimes(peer).stages)).toEqual({
+      "parse (body)": 1,
+      validate: 2,
+      "HTTP: Fastify and its router": 3,
+      "the tuned peer's own code (its SQLite commit, hooks, route)": 9,
+    });
+  });
+
   it("names a worker thread by its entry file: the SQLite writer, or the migration that ends after start-up", () => {
     const thread = (file: string): CpuProfile => ({
       nodes: [
