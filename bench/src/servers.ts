@@ -31,7 +31,7 @@ export const SERVER_LABELS: Record<ServerKey, string> = {
   "fastify-tuned": "(5) Fastify 5 peer, tuned",
 };
 
-/** Short names for the chart's axis. */
+/** Short names for the chart's axis and the profile's side-by-side columns. */
 export const SERVER_SHORT_LABELS: Record<ServerKey, string> = {
   "plant-store": "(1) Plant Store",
   "bare-express": "(2) bare Express",

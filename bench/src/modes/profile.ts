@@ -2,7 +2,7 @@ import { STAGE_RULES } from "../cpu-profile-stages.js";
 import type { BenchOptions } from "../options.js";
 import { header } from "../report.js";
 import { withSession, writeOutputs } from "../session.js";
-import { SERVER_LABELS } from "../servers.js";
+import { SERVER_LABELS, SERVER_SHORT_LABELS } from "../servers.js";
 import { profileStages, stageComparisonMarkdown, stageProfileMarkdown } from "../stage-profile.js";
 
 /**
@@ -17,8 +17,8 @@ export async function profile(options: BenchOptions) {
     const plan = { connections, warmupSeconds: options.warmupSeconds, seconds: options.seconds };
     const stages = await profileStages(session, plan);
     const peerStages = await profileStages(session, plan, "fastify-tuned");
-    const server = { label: "(1) Plant Store", profile: stages };
-    const peer = { label: "(5) tuned peer", profile: peerStages };
+    const server = { label: SERVER_SHORT_LABELS["plant-store"], profile: stages };
+    const peer = { label: SERVER_SHORT_LABELS["fastify-tuned"], profile: peerStages };
     const markdown = [
       ...header({
         title: "Plant Store benchmark: CPU per request by stage",
