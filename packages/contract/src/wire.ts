@@ -1,8 +1,10 @@
 import contentType from "content-type";
-import { parse } from "lossless-json";
 import type { ZodError, ZodIssue } from "zod";
 import { ErrorCode } from "./error-codes.js";
 import type { ErrorBody } from "./error-responses.js";
+import { parseLosslessJson } from "./lossless-json-parse.js";
+
+export { parseLosslessJson };
 
 /** Why a request body is refused before validation: a 400 Error body, exactly as the server sends it. */
 export type BodyRejection = ErrorBody<400>;
@@ -31,23 +33,6 @@ export function contentTypeRejection(header: string | undefined): BodyRejection 
     return { error: ErrorCode.UnsupportedContentType, message: "Content-Type must be application/json (UTF-8)" };
   }
   return undefined;
-}
-
-/**
- * Integer literals become bigint so that every int64 id survives exactly (JSON.parse would round
- * 9007199254740993 to ...992); other numbers stay numbers.
- */
-function parseNumber(literal: string): bigint | number {
-  return /^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal);
-}
-
-/**
- * Parses JSON text the way the API reads bodies: integer literals as bigint, repeated keys with different
- * values refused, and `__proto__` kept as a plain own key (lossless-json), so a body cannot pollute prototypes.
- * Throws lossless-json's SyntaxError for text that is not JSON.
- */
-export function parseLosslessJson(text: string): unknown {
-  return parse(text, null, parseNumber);
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
