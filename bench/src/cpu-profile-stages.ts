@@ -20,7 +20,7 @@ export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = 
   ["parse (body)", /\/(lossless-json|raw-body|content-type|iconv-lite|secure-json-parse)\/|json-body|\/wire\/|content-type-parser/],
   ["validate", /\/zod\/|\/@ts-rest\/|validation|\/(ajv|@fastify\/ajv-compiler|fast-uri)\//],
   ["store", /\/store\/|\/(kysely|pg|pg-pool)\//],
-  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|cors-allowlist/],
+  ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-in-head|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
   // The HTTP share apart from the frameworks, so what Express (or the peer's Fastify) costs shows apart from the platform.
   ["HTTP: node:http and the socket", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))/],

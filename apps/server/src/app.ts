@@ -21,6 +21,7 @@ import { healthRoutes } from "./routes/health-routes.js";
 import { metricsRoutes } from "./routes/metrics-routes.js";
 import { plantsRoutes } from "./routes/plants-routes.js";
 import { closeConnectionsOnShutdown } from "./runtime-internals/close-connections-on-shutdown.js";
+import { headersInHead } from "./runtime-internals/headers-in-head.js";
 import { jsonResponseFastPath } from "./runtime-internals/json-response-fast-path.js";
 import type { PlantStore } from "./store/plant-store.js";
 import type { Tracing } from "./tracing/tracing.js";
@@ -55,9 +56,9 @@ export interface AppDeps {
 
 /**
  * The Express app serving the contract, its stages in the order a request meets them: edge (id and log,
- * metrics, draining, security headers, CORS), then the API route (auth, body, validation, the plants domain,
- * the store), then the operational routes, then the one error handler. It never listens: tests drive it
- * without a port, and startPlantStore puts it behind the HTTP server.
+ * metrics, draining, CORS; the security headers go out with every response's head), then the API route (auth,
+ * body, validation, the plants domain, the store), then the operational routes, then the one error handler. It
+ * never listens: tests drive it without a port, and startPlantStore puts it behind the HTTP server.
  */
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -72,13 +73,14 @@ export function createApp(deps: AppDeps): express.Express {
   closeConnectionsOnShutdown(app, lifecycle);
   // res.json for a plain API answer without Express's general send() (see the file for when it applies).
   jsonResponseFastPath(app);
+  // helmet's security headers on every response, recorded once and written with each head (see the file for why).
+  headersInHead(app, securityHeaders());
 
   // The edge: what every request passes through first (the request's span first of all, when tracing).
   if (deps.tracing) app.use(deps.tracing.requestSpan);
   app.use(requestLogging(deps.logger));
   if (deps.validateResponses) app.use(responseValidation(deps.logger));
   app.use(httpMetrics(metrics));
-  app.use(securityHeaders());
   if (deps.corsOrigins?.length) app.use(corsAllowlist(deps.corsOrigins));
 
   // The API first: its paths and the operational ones below never overlap, and every POST /plants
