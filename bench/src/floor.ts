@@ -16,6 +16,8 @@ export interface FloorLabels {
   tunedPeer: string;
   bareExpress: string;
   bareNodeHttp: string;
+  /** (6), Express as the server runs it with a fixed answer, when the run has it. */
+  expressAsServed?: string | undefined;
 }
 
 /** Issue 26's CPU target: at most this share of the tuned peer's CPU per request. */
@@ -23,6 +25,7 @@ export const TARGET_CPU_RATIO = 0.8;
 
 const us = (value: number) => value.toFixed(1);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+const shareOfGap = (part: number, gap: number) => (gap > 0 ? `${us(part)} (${percent(part, gap)})` : `${us(part)} (no gap)`);
 
 /** The share of the main thread's busy time that `stages` took in the profile. */
 function shareOf(stages: StageProfile, names: string[]): number {
@@ -33,7 +36,9 @@ function shareOf(stages: StageProfile, names: string[]): number {
  * What the CPU target leaves once the platform and the durable commit are paid, worked out from this run's
  * medians: bare node:http's CPU per request is what node:http costs a request that does nothing, and Plant
  * Store's writer thread is its commit. With the stage profile, the share of the gap that the stages the peer
- * lacks explain, and the share of the gap to bare Express that the commit and the log line explain.
+ * lacks explain, and the share of the gap to bare Express that the commit and the log line explain. With (6), Express
+ * as the server runs it answering a fixed JSON, the share of the gap that the framework itself explains, measured
+ * rather than read off the profile, and what the target leaves the server's own stages once it is paid.
  */
 export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, stages: StageProfile | undefined): string[] {
   const levels = [...new Set(measurements.filter((m) => m.label === labels.server).map((m) => m.connections))];
@@ -45,6 +50,7 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
     const express = total(labels.bareExpress);
     const writer = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["SQLite writer thread"]);
     const main = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["main thread"]);
+    const framework = labels.expressAsServed === undefined ? undefined : total(labels.expressAsServed);
     const target = TARGET_CPU_RATIO * peer;
     return {
       connections,
@@ -53,6 +59,7 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
       platform,
       express,
       writer,
+      framework,
       target,
       left: target - platform - writer,
       spent: server - platform - writer,
@@ -79,10 +86,18 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
     row("what (5) spends above (3), its SQLite commit included", (f) => us(f.peer - f.platform)),
     row("the gap: (1) − target", (f) => us(f.gap)),
   ];
+  if (labels.expressAsServed !== undefined) {
+    lines.push(
+      row("(6) Express as (1) runs it, a fixed answer, all threads", (f) => us(f.framework!)),
+      row("of the gap, Express as (1) runs it: (6) − (3)", (f) => shareOfGap(f.framework! - f.platform, f.gap)),
+      row("left for (1)'s own stages once Express is paid: target − (6) − writer", (f) => us(f.target - f.framework! - f.writer)),
+      row("what those stages cost (1) now: (1) − (6) − writer", (f) => us(f.server - f.framework! - f.writer)),
+    );
+  }
   if (stages) {
     lines.push(
       row("of the gap, the stages (5) lacks (Express and its router, metrics, security headers; profile shares of (1)'s main thread)", (f) =>
-        f.gap > 0 ? `${us(f.peerLacks!)} (${percent(f.peerLacks!, f.gap)})` : `${us(f.peerLacks!)} (no gap)`,
+        shareOfGap(f.peerLacks!, f.gap),
       ),
     );
   }
@@ -108,6 +123,14 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
         ? `${us(f.left)} us: ${percent(f.left, f.spent)} of what that work costs (1) now, and ${percent(f.left, f.peer - f.platform)} of what (5) spends above node:http, its commit included`
         : "nothing: node:http and the commit alone are over the target";
     lines.push(`- At ${f.connections} connections the target leaves the rest of (1)'s work ${leftText}.`);
+    if (f.framework === undefined) continue;
+    const ownLeft = f.target - f.framework - f.writer;
+    const ownNow = f.server - f.framework - f.writer;
+    lines.push(
+      ownLeft > 0
+        ? `  Express as (1) runs it takes ${us(f.framework - f.platform)} us of that, leaving ${us(ownLeft)} us for auth, validation, the store's hand-off, the log line, metrics and security headers, which cost (1) ${us(ownNow)} us now (${percent(ownLeft, ownNow)}).`
+        : `  Express as (1) runs it takes ${us(f.framework - f.platform)} us of that: with the commit it is over the target before (1) does any work of its own.`,
+    );
   }
   lines.push("");
   return lines;

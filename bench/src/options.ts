@@ -2,7 +2,7 @@
 export interface BenchOptions {
   mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab" | "starts";
   connections: number[];
-  /** compare: which servers (all five by default; the floor (2) is always included, ratios need it). */
+  /** compare: which servers (all six by default; the floor (2) is always included, ratios need it). */
   servers: string[];
   /**
    * compare: extra Plant Store servers to measure alongside (A/B of a lever); ab: the one server loaded together

@@ -21,7 +21,13 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export type ServerKey = "plant-store" | "bare-express" | "bare-node-http" | "fastify-straightforward" | "fastify-tuned";
+export type ServerKey =
+  | "plant-store"
+  | "bare-express"
+  | "bare-node-http"
+  | "fastify-straightforward"
+  | "fastify-tuned"
+  | "express-as-served";
 
 export const SERVER_LABELS: Record<ServerKey, string> = {
   "plant-store": "(1) Plant Store, full pipeline",
@@ -29,6 +35,7 @@ export const SERVER_LABELS: Record<ServerKey, string> = {
   "bare-node-http": "(3) bare node:http [platform limit]",
   "fastify-straightforward": "(4) Fastify 5 peer, straightforward",
   "fastify-tuned": "(5) Fastify 5 peer, tuned",
+  "express-as-served": "(6) Express as Plant Store runs it [its framework floor]",
 };
 
 /** Short names for the chart's axis and the profile's side-by-side columns. */
@@ -38,6 +45,7 @@ export const SERVER_SHORT_LABELS: Record<ServerKey, string> = {
   "bare-node-http": "(3) node:http",
   "fastify-straightforward": "(4) Fastify straightforward",
   "fastify-tuned": "(5) Fastify tuned",
+  "express-as-served": "(6) Express as served",
 };
 
 export interface StartOptions {
@@ -95,8 +103,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   const script = join(BASELINES, `${options.key}.js`);
   const peerArgs = options.key.startsWith("fastify") ? [databaseFile, options.secret, logFile] : [];
-  const [command, args] = pinned(options.pin, process.execPath, [...(options.nodeArgs ?? []), script, ...peerArgs]);
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // The server's own framework floor runs the way the server does, so that the two differ only in the server's work.
+  const asServer = options.key === "express-as-served";
+  const nodeArgs = [...(asServer ? DEPLOYED_NODE_FLAGS : []), ...(options.nodeArgs ?? [])];
+  const [command, args] = pinned(options.pin, process.execPath, [...nodeArgs, script, ...peerArgs]);
+  const child = spawn(command, args, {
+    env: asServer ? { ...process.env, ...DEPLOYED_ENV } : process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout?.on("data", (chunk) => {
     stdout += chunk;

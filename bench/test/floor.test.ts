@@ -72,6 +72,27 @@ describe("the floor under the CPU target", () => {
     expect(markdown).not.toContain("of the gap, the stages (5) lacks");
   });
 
+  it("with (6), says what share of the gap Express as the server runs it explains, and what it leaves the server's own stages", () => {
+    const withFramework = [...measurements, ...[0, 1].map((round) => run("express as served", round, 31))];
+    const markdown = floorMarkdown(withFramework, { ...labels, expressAsServed: "express as served" }, stages).join("\n");
+    // (6) 31 us is 6 us above node:http's 25: 30% of the 20 us gap. The target, 40, less (6) and the 5 us writer leaves 4 us;
+    // the server's own stages cost 60 − 31 − 5 = 24 now.
+    expect(markdown).toContain("| (6) Express as (1) runs it, a fixed answer, all threads | 31.0 |");
+    expect(markdown).toContain("| of the gap, Express as (1) runs it: (6) − (3) | 6.0 (30%) |");
+    expect(markdown).toContain("| left for (1)'s own stages once Express is paid: target − (6) − writer | 4.0 |");
+    expect(markdown).toContain("| what those stages cost (1) now: (1) − (6) − writer | 24.0 |");
+    expect(markdown).toContain(
+      "  Express as (1) runs it takes 6.0 us of that, leaving 4.0 us for auth, validation, the store's hand-off, the log line, metrics and security headers, which cost (1) 24.0 us now (17%).",
+    );
+    expect(floorMarkdown(measurements, labels, stages).join("\n")).not.toContain("(6) Express as (1) runs it");
+  });
+
+  it("says when Express as the server runs it and the commit are over the target on their own", () => {
+    const heavyFramework = [...measurements, ...[0, 1].map((round) => run("express as served", round, 37))];
+    const markdown = floorMarkdown(heavyFramework, { ...labels, expressAsServed: "express as served" }, stages).join("\n");
+    expect(markdown).toContain("  Express as (1) runs it takes 12.0 us of that: with the commit it is over the target before (1) does any work of its own.");
+  });
+
   it("says so where the server is within the target", () => {
     const cheapServer = measurements.map((m) => (m.label === "server" ? run("server", m.round, 38, 5) : m));
     expect(floorMarkdown(cheapServer, labels, stages).join("\n")).toContain("- At 50 connections (1) is within the CPU target.");

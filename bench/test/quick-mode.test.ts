@@ -26,12 +26,12 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
   const out = mkdtempSync(join(tmpdir(), "plant-store-bench-quick-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("loads all five servers with valid creates, every one answered 200, and writes the report and chart", async () => {
+  it("loads all six servers with valid creates, every one answered 200, and writes the report and chart", async () => {
     await run(process.execPath, [RUN, "--mode", "quick", "--out", out], { timeout: 170_000 });
 
     const report = JSON.parse(readFileSync(join(out, "benchmarks.json"), "utf8")) as QuickReport;
     const labels = Object.keys(report.answers);
-    expect(labels).toHaveLength(5);
+    expect(labels).toHaveLength(6);
     for (const answer of Object.values(report.answers)) expect(answer.status).toBe(200);
     for (const label of labels) {
       for (const connections of [50, 100]) {
@@ -69,6 +69,7 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     // What the CPU target leaves after node:http and the commit, and every server's CPU by thread.
     expect(markdown).toContain("## What the CPU target leaves");
     expect(markdown).toMatch(/\| \*\*left for the rest of \(1\)'s work: target − \(3\) − writer\*\* \| \*\*-?[\d.]+\*\* \| \*\*-?[\d.]+\*\* \|/);
+    expect(markdown).toMatch(/\| of the gap, Express as \(1\) runs it: \(6\) − \(3\) \| -?[\d.]+ /);
     expect(markdown).toContain("| Connections | Server | main thread | SQLite writer thread |");
     expect(readFileSync(join(out, "benchmarks.svg"), "utf8")).toMatch(/^<svg[^>]*>[\s\S]*<\/svg>$/);
   }, 180_000);

@@ -19,7 +19,14 @@ import { startOtlpSink } from "../otlp-sink.js";
 import { withSession, writeOutputs } from "../session.js";
 import { profileStages, stageProfileMarkdown } from "../stage-profile.js";
 
-const ORDER: ServerKey[] = ["plant-store", "bare-express", "bare-node-http", "fastify-straightforward", "fastify-tuned"];
+const ORDER: ServerKey[] = [
+  "plant-store",
+  "bare-express",
+  "bare-node-http",
+  "fastify-straightforward",
+  "fastify-tuned",
+  "express-as-served",
+];
 const MIB = 2 ** 20;
 const OTLP_SINK = "$OTLP_SINK";
 
@@ -30,7 +37,7 @@ export interface CompareResult {
   files: string[];
 }
 
-/** The five servers side by side: the built server, its two floors and the Fastify peer written two ways. */
+/** The six servers side by side: the built server, three floors and the Fastify peer written two ways. */
 export async function compare(options: BenchOptions): Promise<CompareResult> {
   return withSession(async (session) => {
     const servers = [];
@@ -105,6 +112,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
             tunedPeer: SERVER_LABELS["fastify-tuned"],
             bareExpress: SERVER_LABELS["bare-express"],
             bareNodeHttp: platform,
+            expressAsServed: chosen.includes("express-as-served") ? SERVER_LABELS["express-as-served"] : undefined,
           },
           stages,
         )
@@ -152,6 +160,10 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "   (`bench/baselines/fastify-straightforward.ts`).",
       "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
       "   (`bench/baselines/fastify-tuned.ts`).",
+      "6. **Express as Plant Store runs it**: Express 5 with the built server's Express settings, request-path tricks",
+      "   (`src/runtime-internals/express-prototypes.ts`, `json-response-fast-path.ts`) and lossless body reader,",
+      "   answering a fixed JSON, started as (1) is: the least the design card's framework costs the server",
+      "   (`bench/baselines/express-as-served.ts`).",
       ...options.variants.map(
         (variant) =>
           `- **(1) variant: ${variant.label}**: ${variant.main ? `the build at \`${variant.main}\`` : `the same build with ${variantSwitches(variant)}`}.`,
