@@ -161,7 +161,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "5. **Fastify 5 peer, tuned**: the HS256 key as a KeyObject, group commit, one log line per request",
       "   (`bench/baselines/fastify-tuned.ts`).",
       "6. **Express as Plant Store runs it**: Express 5 with the built server's Express settings, request-path tricks",
-      "   (`src/runtime-internals/express-prototypes.ts`, `json-response-fast-path.ts`) and lossless body reader,",
+      "   (`apps/server/src/runtime-internals/express-prototypes.ts`, `json-response-fast-path.ts`) and lossless body reader,",
       "   answering a fixed JSON, started as (1) is: the least the design card's framework costs the server",
       "   (`bench/baselines/express-as-served.ts`).",
       ...options.variants.map(
