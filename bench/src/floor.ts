@@ -64,6 +64,9 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
       left: target - platform - writer,
       spent: server - platform - writer,
       gap: server - target,
+      // With (6): what the target leaves the server's own stages once Express and the commit are paid, and their cost now.
+      ownLeft: framework === undefined ? undefined : target - framework - writer,
+      ownNow: framework === undefined ? undefined : server - framework - writer,
       peerLacks: stages ? shareOf(stages, STAGES_THE_PEER_LACKS) * main : undefined,
       log: stages ? shareOf(stages, [LOG_STAGE]) * main : undefined,
     };
@@ -90,8 +93,8 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
     lines.push(
       row("(6) Express as (1) runs it, a fixed answer, all threads", (f) => us(f.framework!)),
       row("of the gap, Express as (1) runs it: (6) − (3)", (f) => shareOfGap(f.framework! - f.platform, f.gap)),
-      row("left for (1)'s own stages once Express is paid: target − (6) − writer", (f) => us(f.target - f.framework! - f.writer)),
-      row("what those stages cost (1) now: (1) − (6) − writer", (f) => us(f.server - f.framework! - f.writer)),
+      row("left for (1)'s own stages once Express is paid: target − (6) − writer", (f) => us(f.ownLeft!)),
+      row("what those stages cost (1) now: (1) − (6) − writer", (f) => us(f.ownNow!)),
     );
   }
   if (stages) {
@@ -123,12 +126,10 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
         ? `${us(f.left)} us: ${percent(f.left, f.spent)} of what that work costs (1) now, and ${percent(f.left, f.peer - f.platform)} of what (5) spends above node:http, its commit included`
         : "nothing: node:http and the commit alone are over the target";
     lines.push(`- At ${f.connections} connections the target leaves the rest of (1)'s work ${leftText}.`);
-    if (f.framework === undefined) continue;
-    const ownLeft = f.target - f.framework - f.writer;
-    const ownNow = f.server - f.framework - f.writer;
+    if (f.framework === undefined || f.ownLeft === undefined || f.ownNow === undefined) continue;
     lines.push(
-      ownLeft > 0
-        ? `  Express as (1) runs it takes ${us(f.framework - f.platform)} us of that, leaving ${us(ownLeft)} us for auth, validation, the store's hand-off, the log line, metrics and security headers, which cost (1) ${us(ownNow)} us now (${percent(ownLeft, ownNow)}).`
+      f.ownLeft > 0
+        ? `  Express as (1) runs it takes ${us(f.framework - f.platform)} us of that, leaving ${us(f.ownLeft)} us for auth, validation, the store's hand-off, the log line, metrics and security headers, which cost (1) ${us(f.ownNow)} us now (${percent(f.ownLeft, f.ownNow)}).`
         : `  Express as (1) runs it takes ${us(f.framework - f.platform)} us of that: with the commit it is over the target before (1) does any work of its own.`,
     );
   }
