@@ -7,8 +7,8 @@ import type { Lifecycle } from "./lifecycle.js";
 import { stopAccepting } from "../runtime-internals/stop-accepting.js";
 
 export interface ShutdownDeps {
-  /** The API server: drained. */
-  server: Server;
+  /** The API server: drained. None when the app was never served (in-process tests). */
+  server?: Server;
   /** Servers with nothing worth draining (the metrics port): closed at once after the API server. */
   auxiliaryServers: Server[];
   store: PlantStore;
@@ -45,13 +45,15 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
 
   logger.info("shutting down: no longer accepting connections; open ones close after their next answer or keep-alive timeout");
   const timeoutAt = Date.now() + deps.timeoutMs;
-  const drained = stopAccepting(server);
-  const deadline = setTimeout(() => {
-    logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
-    server.closeAllConnections();
-  }, deps.timeoutMs);
-  await drained;
-  clearTimeout(deadline);
+  if (server) {
+    const drained = stopAccepting(server);
+    const deadline = setTimeout(() => {
+      logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
+      server.closeAllConnections();
+    }, deps.timeoutMs);
+    await drained;
+    clearTimeout(deadline);
+  }
 
   await Promise.all(
     deps.auxiliaryServers.map(

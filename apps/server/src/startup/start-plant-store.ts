@@ -12,6 +12,7 @@ import { createMetricsServer } from "./metrics-server.js";
 import { databaseSystem, describeDatabase, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { loadTracing } from "../tracing/load-tracing.js";
+import type { Tracing } from "../tracing/tracing.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
 /** Parts a caller supplies instead of the ones the configuration would make (tests, mostly). */
@@ -22,6 +23,20 @@ export interface PlantStoreOverrides {
   store?: PlantStore;
   /** Instead of a fresh registry (tests read the metrics directly). */
   metrics?: Metrics;
+}
+
+/** The server's parts before anything listens: what tests drive through supertest, and what startPlantStore serves. */
+export interface ComposedPlantStore {
+  app: Express;
+  store: PlantStore;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+  logger: Logger;
+  tracing: Tracing | undefined;
+  /** Set when no key source was configured and this development run made up its own HS256 secret. */
+  developmentSecret?: string;
+  /** The shutdown sequence with no server to drain (readiness 503, close the store); runs once however often called. */
+  shutdown: (signal?: string) => Promise<void>;
 }
 
 export interface RunningPlantStore {
@@ -43,10 +58,10 @@ export interface RunningPlantStore {
 }
 
 /**
- * The composition root: turns a validated configuration into the running server (store, app, HTTP server,
- * metrics server, shutdown). main.ts, the test helpers and, through main, the benchmark all start it here.
+ * The composition root: turns a validated configuration into the app and what it runs on (store, metrics,
+ * lifecycle, tracing), listening nowhere. startPlantStore serves it; in-process tests drive it with supertest.
  */
-export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
+export async function composePlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<ComposedPlantStore> {
   const metrics = overrides.metrics ?? createMetrics();
   // Before the store opens (see load-tracing.ts); undefined, and nothing of the SDK loaded, unless configured.
   const tracing = await loadTracing(tracesExport(config), metrics.registry);
@@ -72,7 +87,33 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     tracing,
     publicUrl: config.PUBLIC_URL,
   });
+  const shutdown = gracefulShutdown({
+    auxiliaryServers: [],
+    store,
+    lifecycle,
+    logger,
+    delayMs: config.SHUTDOWN_DELAY_MS,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    tracing,
+  });
+  return {
+    app,
+    store,
+    metrics,
+    lifecycle,
+    logger,
+    tracing,
+    ...(developmentSecret !== undefined && { developmentSecret }),
+    shutdown: (signal = "shutdown") => shutdown(signal),
+  };
+}
 
+/**
+ * Starts the server: the composed app (composePlantStore) served on HOST:PORT, the metrics server on
+ * METRICS_PORT when set, and the graceful shutdown of both. main.ts and, through main, the benchmark start it here.
+ */
+export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
+  const { app, store, metrics, lifecycle, logger, tracing, developmentSecret } = await composePlantStore(config, overrides);
   const server = createHttpServer(app, config, logger);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, logger);
   let url: string;
