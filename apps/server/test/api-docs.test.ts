@@ -3,7 +3,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { testApps } from "./support/test-server.js";
 
-const app = testApps();
+const app = testApps({ store: "memory" });
 
 describe("API docs", () => {
   it("GET /openapi.json serves the document generated from the contract, unauthenticated", async () => {

@@ -3,7 +3,7 @@ import { createTokenVerifier } from "../src/startup/token-verifier-from-config.j
 import { JwksVerifier } from "../src/auth/jwks-verifier.js";
 import { JwtVerifier } from "../src/auth/jwt-verifier.js";
 import { loadConfig } from "../src/config.js";
-import { generateSigningKey } from "./support/auth-test-app.js";
+import { generateSigningKey } from "./support/tokens.js";
 import { expectConfigError } from "./support/config-error.js";
 
 const SECRET = "a-secret-that-is-at-least-32-characters!";

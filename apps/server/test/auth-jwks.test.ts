@@ -6,7 +6,6 @@ import jwt from "jsonwebtoken";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type ConfiguredApp,
   generateSigningKey,
   IDP_AUDIENCE,
   IDP_ISSUER,
@@ -14,9 +13,9 @@ import {
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  configuredApps,
   unsignedToken,
-} from "./support/auth-test-app.js";
+} from "./support/tokens.js";
+import { type TestApp, testApps } from "./support/test-server.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
 import { startServerProcess } from "./support/server-process.js";
 
@@ -32,21 +31,22 @@ async function jwksServer(keys: object[]): Promise<JwksServer> {
   return server;
 }
 
-const startApp = configuredApps({ JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE });
+const apps = testApps({ store: "memory", env: { JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE } });
+const startApp = (env: Record<string, string>) => apps({ env });
 const appFor = (jwks: JwksServer, env: Record<string, string> = {}) => startApp({ JWT_JWKS_URI: jwks.url, ...env });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm = "RS256", kid = key.kid) =>
   jwt.sign(idpClaims(), key.privateKey, { algorithm, keyid: kid });
 
 let nextId = 1;
-const post = (t: ConfiguredApp, token: string) =>
+const post = (t: TestApp, token: string) =>
   request(t.app)
     .post("/plants")
     .set("Authorization", `Bearer ${token}`)
     .set("Content-Type", "application/json")
     .send(JSON.stringify({ id: nextId++, name: "Fern" }));
 
-async function expectInvalidToken(t: ConfiguredApp, token: string, message: RegExp) {
+async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const res = await post(t, token);
   expect(res.status).toBe(401);
   expect(res.body).toEqual({ error: ErrorCode.InvalidToken, message: expect.stringMatching(message) });

@@ -6,7 +6,6 @@ import jwt from "jsonwebtoken";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type ConfiguredApp,
   generateSigningKey,
   IDP_AUDIENCE,
   IDP_ISSUER,
@@ -14,9 +13,9 @@ import {
   hmacSignedToken,
   nowSeconds,
   type SigningKeyPair,
-  configuredApps,
   unsignedToken,
-} from "./support/auth-test-app.js";
+} from "./support/tokens.js";
+import { type TestApp, testApps } from "./support/test-server.js";
 
 const rsa = generateSigningKey("rsa");
 const rsaPss = generateSigningKey("rsa-pss");
@@ -28,18 +27,19 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const appWith = configuredApps({ JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE });
+const apps = testApps({ store: "memory", env: { JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE } });
+const appWith = (env: Record<string, string>) => apps({ env });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm) => jwt.sign(idpClaims(), key.privateKey, { algorithm });
 
-const post = (t: ConfiguredApp, token: string) =>
+const post = (t: TestApp, token: string) =>
   request(t.app)
     .post("/plants")
     .set("Authorization", `Bearer ${token}`)
     .set("Content-Type", "application/json")
     .send('{"id": 1, "name": "Fern"}');
 
-async function expectInvalidToken(t: ConfiguredApp, token: string, message: RegExp) {
+async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const res = await post(t, token);
   expect(res.status).toBe(401);
   expect(res.body).toEqual({ error: ErrorCode.InvalidToken, message: expect.stringMatching(message) });

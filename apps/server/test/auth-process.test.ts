@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import { afterEach, describe, expect, it } from "vitest";
-import { generateSigningKey, nowSeconds } from "./support/auth-test-app.js";
+import { generateSigningKey, nowSeconds } from "./support/tokens.js";
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 
 const key = generateSigningKey("rsa");

@@ -2,17 +2,19 @@ import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { type ConfiguredApp, configuredApps, nowSeconds } from "./support/auth-test-app.js";
+import { type TestApp, testApps } from "./support/test-server.js";
+import { nowSeconds } from "./support/tokens.js";
 
 const SECRET = "rate-limit-test-secret-of-at-least-32-chars";
 
-const appWith = configuredApps({ JWT_SECRET: SECRET });
+const apps = testApps({ store: "memory", env: { JWT_SECRET: SECRET } });
+const appWith = (env: Record<string, string>) => apps({ env });
 
 const tokenFor = (sub: string | undefined) =>
   jwt.sign({ exp: nowSeconds() + 60, ...(sub !== undefined && { sub }) }, SECRET);
 
 let nextId = 1;
-const post = (t: ConfiguredApp, token: string, body = JSON.stringify({ id: nextId++, name: "Fern" })) =>
+const post = (t: TestApp, token: string, body = JSON.stringify({ id: nextId++, name: "Fern" })) =>
   request(t.app)
     .post("/plants")
     .set("Authorization", `Bearer ${token}`)

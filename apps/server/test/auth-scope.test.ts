@@ -2,22 +2,24 @@ import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { type ConfiguredApp, configuredApps, nowSeconds } from "./support/auth-test-app.js";
+import { type TestApp, testApps } from "./support/test-server.js";
+import { nowSeconds } from "./support/tokens.js";
 
 const SECRET = "scope-test-secret-of-at-least-32-characters";
 
-const appWith = configuredApps({ JWT_SECRET: SECRET });
+const apps = testApps({ store: "memory", env: { JWT_SECRET: SECRET } });
+const appWith = (env: Record<string, string>) => apps({ env });
 
 const tokenWith = (claims: object) => jwt.sign({ sub: "alice", exp: nowSeconds() + 60, ...claims }, SECRET);
 
-const post = (t: ConfiguredApp, token: string, body = '{"id": 1, "name": "Fern"}') =>
+const post = (t: TestApp, token: string, body = '{"id": 1, "name": "Fern"}') =>
   request(t.app)
     .post("/plants")
     .set("Authorization", `Bearer ${token}`)
     .set("Content-Type", "application/json")
     .send(body);
 
-async function expectInsufficientScope(t: ConfiguredApp, res: request.Response, scope: string) {
+async function expectInsufficientScope(t: TestApp, res: request.Response, scope: string) {
   expect(res.status).toBe(403);
   expect(res.body).toEqual({ error: ErrorCode.InsufficientScope, message: `token lacks the required scope: ${scope}` });
   expect(res.headers["www-authenticate"]).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`);

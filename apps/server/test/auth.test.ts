@@ -12,7 +12,7 @@ const now = () => Math.floor(Date.now() / 1000);
 
 let t: TestApp;
 beforeEach(async () => {
-  t = await startTestApp({ issuer: ISSUER, audience: AUDIENCE, bodyLimitBytes: 1024 });
+  t = await startTestApp({ store: "memory", issuer: ISSUER, audience: AUDIENCE, bodyLimitBytes: 1024 });
 });
 afterEach(async () => {
   await t.close();

@@ -1,12 +1,13 @@
 import { createPlantStoreClient, ErrorCode } from "@plant-store/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await startTestApp();
+// One server for the file: each test uses ids of its own.
+let t: ListeningTestApp;
+beforeAll(async () => {
+  t = await startTestApp({ listen: true });
 });
-afterEach(async () => {
+afterAll(async () => {
   await t.close();
 });
 
@@ -22,7 +23,8 @@ describe("@plant-store/client against a real listening server", () => {
     const client = createPlantStoreClient({ baseUrl: `${t.url}/`, getToken: async () => t.token });
     expect((await client.plants.create({ id: 9007199254740993n, name: "odd" })).status).toBe(200);
     expect((await client.plants.create({ id: 9007199254740992n, name: "even" })).status).toBe(200);
-    expect(t.rows().map((row) => row.id)).toEqual([9007199254740992n, 9007199254740993n]);
+    const ids = t.rows().map((row) => row.id);
+    expect(ids.filter((id) => id > 2n ** 52n)).toEqual([9007199254740992n, 9007199254740993n]);
   });
 
   it("returns 400 with the contract's Error body for an invalid plant", async () => {
@@ -52,7 +54,8 @@ describe("@plant-store/client against a real listening server", () => {
 
   it("refuses a number id that is not a safe integer instead of sending a rounded one", async () => {
     const client = createPlantStoreClient({ baseUrl: t.url, token: t.token });
+    const before = t.rows();
     await expect(client.plants.create({ id: 2 ** 53 + 2, name: "x" })).rejects.toThrow(RangeError);
-    expect(t.rows()).toEqual([]);
+    expect(t.rows()).toEqual(before);
   });
 });

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from "./support/test-server.js";
 
 let t: TestApp;
 beforeEach(async () => {
-  t = await startTestApp({ bodyLimitBytes: 64 * 1024 });
+  t = await startTestApp({ store: "memory", bodyLimitBytes: 64 * 1024 });
 });
 afterEach(async () => {
   await t.close();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "./support/chromium.js";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
 const ARTIFACTS = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
 // In CI a missing browser is a failure (chromiumUnavailable throws); elsewhere the suite says why it skipped.
@@ -11,11 +11,11 @@ const skipReason = chromiumUnavailable();
 if (skipReason !== undefined) console.warn(`skipping the /docs browser test: ${skipReason}`);
 
 describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
-  let t: TestApp;
+  let t: ListeningTestApp;
   let chromium: LaunchedChromium;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ store: "memory", listen: true });
     chromium = await launchChromium();
   }, 60_000);
 

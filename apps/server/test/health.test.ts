@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { slowPost } from "./support/slow-request.js";
 import { testApps } from "./support/test-server.js";
 
-const app = testApps();
+const app = testApps({ store: "memory" });
 
 describe("health checks", () => {
   it("GET /healthz answers 200 JSON without a token and is never cached", async () => {
@@ -47,7 +47,7 @@ describe("health checks", () => {
   });
 
   it("a request already being handled when shutdown begins is answered 200 with Connection: close", async () => {
-    const t = await app();
+    const t = await app({ listen: true });
     const headers = { authorization: `Bearer ${t.token}`, "content-type": "application/json" };
     const upload = slowPost(`${t.url}/plants`, headers, '{"id": 2, "name": "Fern"}');
     await upload.inFlight;

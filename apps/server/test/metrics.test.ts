@@ -4,7 +4,7 @@ import { createMetrics } from "../src/ops/metrics.js";
 import { slowPost } from "./support/slow-request.js";
 import { testApps } from "./support/test-server.js";
 
-const startTestApp = testApps();
+const startTestApp = testApps({ store: "memory" });
 
 /** The value of one sample line of the Prometheus text exposition, or 0 when the series does not exist yet. */
 function sample(exposition: string, series: string): number {
@@ -62,7 +62,7 @@ describe("GET /metrics", () => {
 
   it("counts a request whose client gave up before the response as aborted", async () => {
     const metrics = createMetrics();
-    const t = await startTestApp({ overrides: { metrics } });
+    const t = await startTestApp({ listen: true, overrides: { metrics } });
     const upload = slowPost(`${t.url}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
     await upload.inFlight;
     // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.

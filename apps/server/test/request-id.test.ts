@@ -1,9 +1,9 @@
 import { connect } from "node:net";
 import { ErrorCode } from "@plant-store/contract";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/test-server.js";
+import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
-let t: TestApp;
+let t: ListeningTestApp;
 afterEach(async () => {
   await t.close();
 });
@@ -25,7 +25,7 @@ function rawExchange(url: string, bytes: string): Promise<string> {
 
 describe("X-Request-Id on every response", () => {
   it("a 404 for a path outside the contract carries the caller's X-Request-Id", async () => {
-    t = await startTestApp();
+    t = await startTestApp({ store: "memory", listen: true });
     const res = await fetch(`${t.url}/nowhere`, { headers: { "X-Request-Id": "trace-404" } });
     expect(res.status).toBe(404);
     expect(res.headers.get("x-request-id")).toBe("trace-404");
@@ -33,7 +33,7 @@ describe("X-Request-Id on every response", () => {
   });
 
   it("a connection-level 400 for bytes that are not HTTP carries a new id and the contract's Error body", async () => {
-    t = await startTestApp();
+    t = await startTestApp({ store: "memory", listen: true });
     const answer = await rawExchange(t.url, "NOT HTTP AT ALL\r\n\r\n");
     const [head = "", body] = answer.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);

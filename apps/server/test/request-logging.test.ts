@@ -5,7 +5,7 @@ import { TEST_SECRET, type TestServerOptions, testApps } from "./support/test-se
 
 // Depending on the platform's dual-stack setup, a loopback client shows as either form.
 const LOOPBACK = expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/);
-const testApp = testApps();
+const testApp = testApps({ store: "memory" });
 
 async function appWithCapturedLogs(overrides: TestServerOptions = {}) {
   const logs = capturingLogger();

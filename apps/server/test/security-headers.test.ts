@@ -6,7 +6,7 @@ import { securityHeaders } from "../src/edge/security-headers.js";
 import { describe, expect, it } from "vitest";
 import { testApps } from "./support/test-server.js";
 
-const testApp = testApps();
+const testApp = testApps({ store: "memory" });
 const app = (corsOrigins?: string[]) => testApp(corsOrigins ? { env: { CORS_ORIGINS: corsOrigins.join(",") } } : {});
 
 describe("security headers", () => {

@@ -7,6 +7,7 @@ import { createLogger } from "../src/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
 import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
+import { MemoryPlantStore } from "./support/memory-plant-store.js";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
@@ -42,6 +43,18 @@ function sqliteKind(): StoreKind {
       await store?.close();
       rmSync(dir, { recursive: true, force: true });
     },
+    async tearDown() {},
+  };
+}
+
+function memoryKind(): StoreKind {
+  return {
+    async setUp() {},
+    async fresh() {
+      const store = new MemoryPlantStore();
+      return { store, rows: async () => store.rows() };
+    },
+    async release() {},
     async tearDown() {},
   };
 }
@@ -211,4 +224,5 @@ function conformance(kind: StoreKind) {
 }
 
 describe("PlantStore conformance: SQLite", () => conformance(sqliteKind()));
+describe("PlantStore conformance: in memory (the test store)", () => conformance(memoryKind()));
 describePostgres("PlantStore conformance: PostgreSQL", () => conformance(postgresKind()));

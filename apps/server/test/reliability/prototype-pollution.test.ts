@@ -3,7 +3,7 @@ import { assertNoPoisoning } from "@fast-check/poisoning";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/test-server.js";
+import { type ListeningTestApp, startTestApp } from "../support/test-server.js";
 import { pollutingBody } from "./support/hostile-requests.js";
 
 // Changed by the test machinery itself, not by request handling: vitest's worker state, the globals
@@ -14,9 +14,9 @@ const LONG = process.env.RELIABILITY_LONG === "1";
 const CASES = LONG ? 5_000 : 500;
 const SEED = process.env.RELIABILITY_SEED ? Number(process.env.RELIABILITY_SEED) : Math.floor(Math.random() * 2 ** 31);
 
-let app: TestApp;
+let app: ListeningTestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ listen: true });
 });
 afterAll(async () => {
   await app.close();

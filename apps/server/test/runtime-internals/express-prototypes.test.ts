@@ -6,7 +6,7 @@ import { createHttpServer } from "../../src/connection/http-server.js";
 import { expressPrototypes } from "../../src/runtime-internals/express-prototypes.js";
 import { createLogger } from "../../src/logger.js";
 import { startServerWithToken } from "../support/server-process.js";
-import { startTestApp, type TestApp } from "../support/test-server.js";
+import { type ListeningTestApp, startTestApp } from "../support/test-server.js";
 
 const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_ALIVE_TIMEOUT_MS: 5_000 };
 
@@ -56,11 +56,11 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
   });
 
   describe("serving the Plant Store app", () => {
-    let testApp: TestApp;
+    let testApp: ListeningTestApp;
     afterEach(async () => testApp.close());
 
     it("POST /plants creates a plant, and a request without a token still gets 401 with its challenge", async () => {
-      testApp = await startTestApp();
+      testApp = await startTestApp({ store: "memory", listen: true });
       const baseUrl = testApp.url;
       const created = await fetch(`${baseUrl}/plants`, {
         method: "POST",

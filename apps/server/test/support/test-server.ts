@@ -1,14 +1,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach } from "vitest";
 import { signToken } from "../../src/auth/sign-token.js";
 import { loadConfig } from "../../src/config.js";
-import { type PlantStoreOverrides, startPlantStore } from "../../src/startup/start-plant-store.js";
+import {
+  type ComposedPlantStore,
+  composePlantStore,
+  type PlantStoreOverrides,
+  startPlantStore,
+} from "../../src/startup/start-plant-store.js";
+import { MemoryPlantStore } from "./memory-plant-store.js";
 import { querySqliteFile } from "./sqlite-file.js";
+import { TEST_SECRET } from "./tokens.js";
 
-export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
+export { TEST_SECRET };
 
 export interface TestServerOptions {
   issuer?: string;
@@ -16,44 +24,76 @@ export interface TestServerOptions {
   bodyLimitBytes?: number;
   /** Reuse an existing database file (to test persistence across restarts). */
   databaseFile?: string;
-  /** More configuration, as environment variables (CORS_ORIGINS, TRUST_PROXY, METRICS_PORT, ...). */
+  /**
+   * More configuration, as environment variables (CORS_ORIGINS, TRUST_PROXY, JWT_PUBLIC_KEY, ...). The server
+   * verifies tokens with TEST_SECRET unless these name a key source of their own.
+   */
   env?: Record<string, string>;
   /** Parts to use instead of the configured ones (a capturing logger, metrics to read, a store). */
   overrides?: PlantStoreOverrides;
+  /**
+   * "memory" for suites that test what happens in front of the store (auth, validation, headers, logs): a
+   * MemoryPlantStore, which passes the store conformance suite, instead of a SQLite file and its threads.
+   */
+  store?: "sqlite" | "memory";
+  /**
+   * Serve on 127.0.0.1 and a free port (url, server, and metricsUrl with METRICS_PORT), for tests that need a
+   * real connection. Otherwise nothing listens: tests drive `app` with supertest.
+   */
+  listen?: boolean;
 }
 
+const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"];
+
 /**
- * The server as main.ts starts it (the composition root), on 127.0.0.1 and a free port, over a real SQLite
- * file in a fresh temp folder, with every response checked against the contract (VALIDATE_RESPONSES):
- * a test that provokes a response breaking it gets a 500 instead. `close()` shuts it down and removes the files.
+ * The one way to run the server in-process in tests: the composition root (composePlantStore, as main.ts
+ * starts it) over a real SQLite file in a fresh temp folder (or a MemoryPlantStore), with every response
+ * checked against the contract (VALIDATE_RESPONSES): a test that provokes a response breaking it gets a 500.
+ * `close()` shuts it down and removes the files. The built server as a process: server-process.ts.
  */
-export async function startTestApp(options: TestServerOptions = {}) {
+export function startTestApp(options: TestServerOptions & { listen: true }): Promise<ListeningTestApp>;
+export function startTestApp(options?: TestServerOptions): Promise<TestApp>;
+export async function startTestApp(options: TestServerOptions = {}): Promise<TestApp | ListeningTestApp> {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-test-"));
+  const memory = options.store === "memory" ? new MemoryPlantStore() : undefined;
   const databaseFile = options.databaseFile ?? join(dir, "plants.db");
+  const ownKeySource = KEY_SOURCES.some((name) => options.env?.[name] !== undefined);
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "silent",
     VALIDATE_RESPONSES: "true",
     DATABASE_URL: databaseFile,
-    JWT_SECRET: TEST_SECRET,
+    ...(!ownKeySource && { JWT_SECRET: TEST_SECRET }),
     ...(options.issuer !== undefined && { JWT_ISSUER: options.issuer }),
     ...(options.audience !== undefined && { JWT_AUDIENCE: options.audience }),
     ...(options.bodyLimitBytes !== undefined && { BODY_LIMIT_BYTES: String(options.bodyLimitBytes) }),
     ...options.env,
   };
-  const running = await startPlantStore(loadConfig(env), options.overrides);
-  const token = signToken({ secret: TEST_SECRET, issuer: options.issuer, audience: options.audience });
+  const config = loadConfig(env);
+  const overrides = { ...(memory && { store: memory }), ...options.overrides };
+  let running: Omit<ComposedPlantStore, "tracing"> & Partial<Listening>;
+  try {
+    running = options.listen ? await startPlantStore(config, overrides) : await composePlantStore(config, overrides);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const token = signToken({ secret: env.JWT_SECRET ?? TEST_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
 
-  /** The rows actually in the database file, read through a separate connection. */
+  /** The rows the store holds: for SQLite, read from the file through a separate connection. */
   const rows = (): { id: bigint; name: string; tag: string | null }[] =>
-    querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as never);
+    memory
+      ? memory.rows()
+      : querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as never);
 
   return {
     ...running,
+    /** A valid bearer token when the server verifies with a secret (TEST_SECRET or the env's JWT_SECRET). */
     token,
     databaseFile,
     rows,
+    rowCount: () => rows().length,
     auth: { Authorization: `Bearer ${token}` },
     /** POST /plants with this JSON text as the body, exactly as written, and a valid token. */
     postJson: (json: string) =>
@@ -64,23 +104,57 @@ export async function startTestApp(options: TestServerOptions = {}) {
         .send(json),
     async close(closeOptions: { keepFiles?: boolean } = {}) {
       // A test may have closed the store itself already; the server is closed either way.
-      await running.shutdown("test finished").catch(() => undefined);
+      const stopped = running.shutdown("test finished").catch(() => undefined);
+      // The test is over: idle keep-alive connections are not waited for (drain is what shutdown tests test).
+      running.server?.closeAllConnections();
+      await stopped;
       if (!closeOptions.keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+/** What `listen: true` adds. */
+interface Listening {
+  /** Where the API listens, e.g. http://127.0.0.1:41234. */
+  url: string;
+  server: Server;
+  /** Where GET /metrics listens when METRICS_PORT is set. */
+  metricsUrl?: string;
+  metricsServer?: Server;
+}
+
+export interface TestApp extends Omit<ComposedPlantStore, "tracing"> {
+  token: string;
+  databaseFile: string;
+  rows: () => { id: bigint; name: string; tag: string | null }[];
+  rowCount: () => number;
+  auth: { Authorization: string };
+  postJson: (json: string) => request.Test;
+  close: (options?: { keepFiles?: boolean }) => Promise<void>;
+}
+
+export type ListeningTestApp = TestApp & Listening;
+
+/** Starts test apps over shared options (merged with each call's, env merged too). */
+export interface TestAppStarter {
+  (options: TestServerOptions & { listen: true }): Promise<ListeningTestApp>;
+  (options?: TestServerOptions): Promise<TestApp>;
+}
 
 /** startTestApp for a test file whose tests start their own servers: each is closed after its test. */
-export function testApps(): (options?: TestServerOptions) => Promise<TestApp> {
+export function testApps(base: TestServerOptions = {}): TestAppStarter {
   const started: TestApp[] = [];
   afterEach(async () => {
     for (const app of started.splice(0)) await app.close();
   });
-  return async (options) => {
-    const app = await startTestApp(options);
+  return (async (options: TestServerOptions = {}) => {
+    const app = await startTestApp({
+      ...base,
+      ...options,
+      env: { ...base.env, ...options.env },
+      overrides: { ...base.overrides, ...options.overrides },
+    });
     started.push(app);
     return app;
-  };
+  }) as TestAppStarter;
 }

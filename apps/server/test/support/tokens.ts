@@ -1,51 +1,16 @@
 import { createHmac, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach } from "vitest";
-import { loadConfig } from "../../src/config.js";
-import { startPlantStore } from "../../src/startup/start-plant-store.js";
-import { querySqliteFile } from "./sqlite-file.js";
+import { signToken, type SignTokenOptions } from "../../src/auth/sign-token.js";
 
-/** The server as main.ts starts it from these environment variables, on a real SQLite file in a temp folder. */
-export async function startConfiguredApp(env: Record<string, string>) {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-auth-"));
-  const databaseFile = join(dir, "plants.db");
-  const running = await startPlantStore(
-    loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", VALIDATE_RESPONSES: "true", DATABASE_URL: databaseFile, ...env }),
-  );
-  return {
-    app: running.app,
-    /** How many plants the database file holds, read through a separate connection. */
-    rowCount(): number {
-      return querySqliteFile(databaseFile, (db) => Number(db.prepare("SELECT count(*) AS n FROM plants").get()?.n));
-    },
-    async close() {
-      await running.shutdown("test finished").catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** The HS256 secret the test servers verify with unless a test configures another key source. */
+export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
-export type ConfiguredApp = Awaited<ReturnType<typeof startConfiguredApp>>;
+/** A bearer token signed with TEST_SECRET, valid for an hour. */
+export const testToken = (options: Omit<SignTokenOptions, "secret"> = {}) => signToken({ secret: TEST_SECRET, ...options });
 
 /** The identity provider the PEM and JWKS suites configure, and the claims of a valid token from it. */
 export const IDP_ISSUER = "https://idp.example";
 export const IDP_AUDIENCE = "plant-store";
 export const idpClaims = () => ({ iss: IDP_ISSUER, aud: IDP_AUDIENCE, sub: "alice", exp: nowSeconds() + 60 });
-
-/** startConfiguredApp over `base` for a test file: each app started is closed after its test. */
-export function configuredApps(base: Record<string, string>): (env?: Record<string, string>) => Promise<ConfiguredApp> {
-  const started: ConfiguredApp[] = [];
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-  return async (env = {}) => {
-    const app = await startConfiguredApp({ ...base, ...env });
-    started.push(app);
-    return app;
-  };
-}
 
 export type KeyKind = "rsa" | "rsa-pss" | "P-256" | "P-384" | "ed25519";
 
