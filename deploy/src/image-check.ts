@@ -257,9 +257,9 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const healthcheck = await output(startInContainer(first, withoutEntrypoint, { env: listening, command }));
     check(healthcheck.code === 0, "the HEALTHCHECK command exits 0 while the server runs", healthcheck.stderr);
 
-    const minted = await output(startInContainer(first, info, { env, command: ["dist/cli/issue-token.js"] }));
+    const minted = await output(startInContainer(first, info, { env, command: ["dist/cli.js", "issue-token"] }));
     const token = minted.stdout.trim();
-    check(minted.code === 0 && token.split(".").length === 3, "the image mints a token: dist/cli/issue-token.js as its command", minted.stderr);
+    check(minted.code === 0 && token.split(".").length === 3, "the image mints a token: dist/cli.js issue-token as its command", minted.stderr);
 
     const created = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
     check(created.status === 200, `POST /plants with a valid token answers 200 ${await created.text()}`);

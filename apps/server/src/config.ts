@@ -158,8 +158,11 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Reads and validates the server's configuration from the environment. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads and validates the server's configuration from the environment. `keySourceRequired: false` is for the
+ * operator commands (src/cli.ts), which check no token: a backup needs no JWT_SECRET in production.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequired = true } = {}): Config {
   const result = ConfigSchema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
@@ -172,7 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; set one of ${KEY_SOURCES.join(", ")}`,
     );
   }
-  if (config.NODE_ENV === "production" && keySources.length === 0) {
+  if (keySourceRequired && config.NODE_ENV === "production" && keySources.length === 0) {
     throw new ConfigError(
       `invalid configuration: JWT_SECRET: is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,
     );

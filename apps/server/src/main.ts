@@ -20,6 +20,7 @@ async function main(): Promise<void> {
         baseUrl: running.url,
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
+        scopes: config.JWT_REQUIRED_SCOPE,
       }),
     );
   }

@@ -12,8 +12,11 @@ export function developmentBanner(options: {
   baseUrl: string;
   issuer?: string | undefined;
   audience?: string | undefined;
+  /** JWT_REQUIRED_SCOPE: granted, so the printed token is not refused with 403. */
+  scopes?: string[] | undefined;
 }): string {
-  const token = signToken({ ...options, expiresInSeconds: 24 * 3600 });
+  const { scopes = [], ...signing } = options;
+  const token = signToken({ ...signing, expiresInSeconds: 24 * 3600, ...(scopes.length > 0 && { scope: scopes.join(" ") }) });
   return [
     "",
     "No JWT_SECRET is set: this development run generated its own secret.",

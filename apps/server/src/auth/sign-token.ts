@@ -7,11 +7,13 @@ export interface SignTokenOptions {
   issuer?: string | undefined;
   audience?: string | undefined;
   expiresInSeconds?: number;
+  /** The `scope` claim: space-separated scopes (the server's JWT_REQUIRED_SCOPE checks them). */
+  scope?: string;
 }
 
 /** Signs an HS256 bearer token the server accepts (for development, curl and tests). */
 export function signToken(options: SignTokenOptions): string {
-  return jwt.sign({}, createSecretKey(Buffer.from(options.secret, "utf8")), {
+  return jwt.sign(options.scope === undefined ? {} : { scope: options.scope }, createSecretKey(Buffer.from(options.secret, "utf8")), {
     algorithm: "HS256",
     subject: options.subject ?? "plant-store-dev",
     expiresIn: options.expiresInSeconds ?? 3600,

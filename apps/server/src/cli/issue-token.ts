@@ -1,20 +1,50 @@
 import { signToken } from "../auth/sign-token.js";
-import { loadConfig } from "../config.js";
+import { type Command, CommandError, positiveNumber } from "./command.js";
 
-// Prints a bearer token for the configured JWT_SECRET (and JWT_ISSUER/JWT_AUDIENCE).
-// Usage: JWT_SECRET=... node dist/cli/issue-token.js [subject] [expires-in-seconds]
-const config = loadConfig();
-if (config.JWT_SECRET === undefined) {
-  process.stderr.write("JWT_SECRET is not set: there is no secret to sign a token with\n");
-  process.exit(1);
-}
-const [subject, expiresIn] = process.argv.slice(2);
-process.stdout.write(
-  `${signToken({
-    secret: config.JWT_SECRET,
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    subject: subject ?? "plant-store-cli",
-    expiresInSeconds: expiresIn === undefined ? 3600 : Number(expiresIn),
-  })}\n`,
-);
+const DEFAULT_SUBJECT = "plant-store-cli";
+const DEFAULT_EXPIRES_IN_SECONDS = 3600;
+
+/** `plant-store issue-token`: a development token for the configured JWT_SECRET, with the scopes the server requires. */
+export const issueToken: Command = {
+  name: "issue-token",
+  summary: "print a bearer token signed with JWT_SECRET (development, scripts)",
+  usage: ["[subject] [--scope <scopes>] [--expires-in <seconds>]"],
+  description: [
+    "Prints an HS256 token on stdout, and what it grants on stderr, so TOKEN=$(plant-store issue-token) captures",
+    "the token alone. JWT_ISSUER and JWT_AUDIENCE, when set, go into iss and aud. The subject (sub, what the rate",
+    `limit counts by) defaults to ${DEFAULT_SUBJECT}. A server with a public key or a JWKS checks tokens its`,
+    "identity provider signs, which this command cannot make.",
+  ].join("\n"),
+  options: {
+    scope: {
+      type: "string",
+      value: "scopes",
+      description: "space-separated scopes to grant (default: those in JWT_REQUIRED_SCOPE; '' for none)",
+    },
+    "expires-in": {
+      type: "string",
+      value: "seconds",
+      description: `how long the token is valid (default: ${DEFAULT_EXPIRES_IN_SECONDS})`,
+    },
+  },
+  async run(args, config) {
+    if (config.JWT_SECRET === undefined) throw new CommandError("JWT_SECRET is not set: there is no secret to sign a token with");
+    if (args.positionals.length > 1) throw new CommandError(`one subject only, got ${args.positionals.length}`);
+    const subject = args.positionals[0] ?? DEFAULT_SUBJECT;
+    const expiresInSeconds = positiveNumber(args, "expires-in", DEFAULT_EXPIRES_IN_SECONDS, { integer: true });
+    const scope = typeof args.values.scope === "string" ? args.values.scope.split(/\s+/).filter((s) => s !== "") : (config.JWT_REQUIRED_SCOPE ?? []);
+    const token = signToken({
+      secret: config.JWT_SECRET,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      subject,
+      expiresInSeconds,
+      ...(scope.length > 0 && { scope: scope.join(" ") }),
+    });
+    process.stdout.write(`${token}\n`);
+    process.stderr.write(
+      `token for sub ${JSON.stringify(subject)}, ${scope.length > 0 ? `scope ${JSON.stringify(scope.join(" "))}` : "no scope"}, valid ${expiresInSeconds} s\n`,
+    );
+    return 0;
+  },
+};

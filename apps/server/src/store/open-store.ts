@@ -23,8 +23,13 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
       logger,
     });
   }
-  const filename = databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
-  return SqlitePlantStore.open(filename, { logger });
+  return SqlitePlantStore.open(sqliteFilename(databaseUrl)!, { logger });
+}
+
+/** The SQLite file DATABASE_URL names (a path or a file: URL), or undefined for a PostgreSQL URL. */
+export function sqliteFilename(databaseUrl: string): string | undefined {
+  if (isPostgresUrl(databaseUrl)) return undefined;
+  return databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
 }
 
 /** Which database DATABASE_URL names, as OpenTelemetry's db.system calls it. */

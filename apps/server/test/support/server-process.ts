@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 // `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
 const SERVER_DIR = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${SERVER_DIR}dist/main.js`;
-const ISSUE_TOKEN = `${SERVER_DIR}dist/cli/issue-token.js`;
+const CLI = `${SERVER_DIR}dist/cli.js`;
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -109,7 +109,7 @@ export function runServerExpectingExit(env: Record<string, string>): Promise<{ c
 /** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
 function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [ISSUE_TOKEN, subject], { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) =>
+    execFile(process.execPath, [CLI, "issue-token", subject], { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) =>
       error ? reject(error) : resolve(stdout.trim()),
     ),
   );

@@ -1,0 +1,114 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { sqliteFilename } from "../store/open-store.js";
+import { type Snapshot, writeSnapshot } from "../store/sqlite/sqlite-snapshot.js";
+import { type Command, CommandError, onePositional, positiveNumber } from "./command.js";
+import { formatBytes, progressLine } from "./progress.js";
+
+const DEFAULT_EVERY_MINUTES = 60;
+const DEFAULT_KEEP = 24;
+/** Scheduled snapshots' names: the UTC time they were started, so names sort by age. */
+const SNAPSHOT_NAME = /^plants-\d{8}T\d{6}Z\.db$/;
+
+/** `plant-store backup`: an online snapshot of the SQLite store, once into a file or every N minutes into a folder. */
+export const backup: Command = {
+  name: "backup",
+  summary: "write a consistent snapshot of the SQLite store while the server runs (once, or every N minutes)",
+  usage: ["<file>", "--dir <dir> [--every <minutes>] [--keep <count>]"],
+  description: [
+    "Copies the SQLite store in DATABASE_URL with SQLite's online backup API while the server goes on serving:",
+    "the snapshot holds every plant committed when it started. It is written to <file>.partial and renamed into",
+    "place once complete, then the plants it holds, its size and the time it took are printed.",
+    "",
+    `With --dir it keeps running: a snapshot at start, then one every --every minutes (default ${DEFAULT_EVERY_MINUTES}),`,
+    `named plants-<UTC time>.db; once a snapshot is complete, all but the newest --keep (default ${DEFAULT_KEEP}) are`,
+    "deleted. A failed snapshot is reported and tried again at the next turn; SIGTERM stops it (an unfinished",
+    "snapshot is removed) with exit 0. The folder needs room for --keep snapshots and one more.",
+    "",
+    "PostgreSQL stores are backed up with pg_dump or point-in-time recovery instead (docs/deploying.md).",
+  ].join("\n"),
+  options: {
+    dir: { type: "string", value: "dir", description: "take snapshots on a schedule into this folder" },
+    every: { type: "string", value: "minutes", description: `minutes between two scheduled snapshots (default: ${DEFAULT_EVERY_MINUTES})` },
+    keep: { type: "string", value: "count", description: `scheduled snapshots to keep, the newest (default: ${DEFAULT_KEEP})` },
+  },
+  async run(args, config) {
+    const storeFile = sqliteFilename(config.DATABASE_URL);
+    if (storeFile === undefined) {
+      throw new CommandError("DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/deploying.md)");
+    }
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once("SIGTERM", onSignal).once("SIGINT", onSignal);
+    try {
+      if (typeof args.values.dir === "string") {
+        if (args.positionals.length > 0) throw new CommandError("give a <file> or --dir, not both");
+        const everyMs = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES) * 60_000;
+        const keep = positiveNumber(args, "keep", DEFAULT_KEEP, { integer: true });
+        return await backUpEvery(storeFile, resolve(args.values.dir), everyMs, keep, stop.signal);
+      }
+      for (const flag of ["every", "keep"]) if (args.values[flag] !== undefined) throw new CommandError(`--${flag} goes with --dir`);
+      const destination = resolve(onePositional(args, "the snapshot's <file> (or --dir <dir>)"));
+      if (existsSync(destination) && statSync(destination).isDirectory()) {
+        throw new CommandError(`${destination} is a folder: give a file name, or --dir for scheduled snapshots`);
+      }
+      if (destination === resolve(storeFile)) throw new CommandError("the snapshot cannot replace the store itself");
+      const snapshot = await backUpOnce(storeFile, destination, stop.signal);
+      process.stdout.write(`${describe(snapshot, destination)}\n`);
+      return 0;
+    } finally {
+      process.off("SIGTERM", onSignal).off("SIGINT", onSignal);
+    }
+  },
+};
+
+async function backUpOnce(storeFile: string, destination: string, signal: AbortSignal): Promise<Snapshot> {
+  const progress = progressLine();
+  try {
+    return await writeSnapshot(storeFile, destination, {
+      signal,
+      onProgress: ({ copiedPages, totalPages }) =>
+        progress.update(`backup: ${Math.floor((100 * copiedPages) / totalPages)}% of ${totalPages} pages`),
+    });
+  } catch (error) {
+    if (signal.aborted) throw new CommandError("stopped by a signal: no snapshot written");
+    throw error;
+  } finally {
+    progress.done();
+  }
+}
+
+async function backUpEvery(storeFile: string, dir: string, everyMs: number, keep: number, signal: AbortSignal): Promise<number> {
+  mkdirSync(dir, { recursive: true });
+  // Left by a process killed mid-snapshot: never complete, never counted among the kept.
+  for (const name of readdirSync(dir)) if (/^plants-.*\.partial(-wal|-shm|-journal)?$/.test(name)) rmSync(join(dir, name), { force: true });
+  process.stdout.write(`backing up ${storeFile} into ${dir} every ${everyMs / 60_000} min, keeping the newest ${keep}\n`);
+  while (!signal.aborted) {
+    const next = Date.now() + everyMs;
+    const destination = join(dir, `plants-${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}.db`);
+    try {
+      const snapshot = await backUpOnce(storeFile, destination, signal);
+      const removed = pruneSnapshots(dir, keep);
+      process.stdout.write(`${describe(snapshot, destination)}${removed > 0 ? `; ${removed} older removed` : ""}\n`);
+    } catch (error) {
+      if (signal.aborted) break;
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`backup failed: ${message.replace(/\s*\n\s*/g, " ")}; next try at ${new Date(next).toISOString()}\n`);
+    }
+    await sleep(Math.max(0, next - Date.now()), undefined, { signal }).catch(() => {});
+  }
+  process.stdout.write("stopped\n");
+  return 0;
+}
+
+/** Deletes all but the newest `keep` scheduled snapshots in `dir`; other files are left alone. */
+function pruneSnapshots(dir: string, keep: number): number {
+  const old = readdirSync(dir).filter((name) => SNAPSHOT_NAME.test(name)).sort().slice(0, -keep);
+  for (const name of old) rmSync(join(dir, name), { force: true });
+  return old.length;
+}
+
+function describe(snapshot: Snapshot, destination: string): string {
+  return `backed up ${snapshot.plants} plants, ${formatBytes(snapshot.bytes)}, in ${(snapshot.milliseconds / 1000).toFixed(1)} s to ${destination}`;
+}

@@ -1,0 +1,92 @@
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { sqliteMigrations } from "./migrations.js";
+import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "./sqlite-files.js";
+import { countPlants, hasTable, SnapshotError } from "./sqlite-snapshot.js";
+
+export interface Restored {
+  plants: number;
+  /** The newest migration the snapshot holds. */
+  schemaVersion: string;
+  /** Plants the store held before, when it was replaced with `force`. */
+  replacedPlants: number;
+}
+
+/**
+ * Puts the snapshot at `snapshot` in place as the SQLite store `target`, with the server stopped. The snapshot
+ * is copied beside the target and checked there (PRAGMA integrity_check, a plants table, no migration this
+ * server does not know); only then are the target's WAL and shared-memory files removed (a stale WAL would be
+ * replayed into the new file) and the copy renamed over it. A target that holds plants is replaced only with
+ * `force`. Any refusal or failure leaves the target as it was.
+ */
+export async function restoreSnapshot(snapshot: string, target: string, { force = false } = {}): Promise<Restored> {
+  if (!existsSync(snapshot)) throw new SnapshotError(`there is no file at ${snapshot}`);
+  if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot)) throw new SnapshotError(`${snapshot} is not a SQLite database`);
+  const replacedPlants = plantsInTarget(target, force);
+  const folder = dirname(target);
+  const createdFolder = !existsSync(folder);
+  const copy = `${target}.restoring`;
+  try {
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(snapshot, copy);
+    const { plants, schemaVersion } = await checkSnapshot(copy, snapshot);
+    for (const file of [...sidecarFiles(copy), ...sidecarFiles(target)]) rmSync(file, { force: true });
+    renameDurably(copy, target);
+    return { plants, schemaVersion, replacedPlants };
+  } catch (error) {
+    removeDatabaseFiles(copy);
+    if (createdFolder) rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The plants the target holds (0 when it is missing); refuses a store in use, or one with plants unless `force`. */
+function plantsInTarget(target: string, force: boolean): number {
+  if (!existsSync(target)) return 0;
+  if (!statSync(target).isFile()) throw new SnapshotError(`${target} is not a file`);
+  if (!hasSqliteHeader(target)) {
+    if (force) return 0;
+    throw new SnapshotError(`${target} exists and is not a SQLite database: replace it with --force`);
+  }
+  const db = new DatabaseSync(target, { timeout: 0 });
+  try {
+    // An exclusive lock is refused while any other connection (a running server's) has the database open.
+    try {
+      db.exec("PRAGMA locking_mode = EXCLUSIVE");
+      db.exec("BEGIN EXCLUSIVE");
+    } catch {
+      throw new SnapshotError(`the store at ${target} is in use: stop the server first`);
+    }
+    const plants = hasTable(db, "plants") ? countPlants(db, target) : 0;
+    db.exec("COMMIT");
+    if (plants > 0 && !force) throw new SnapshotError(`the store at ${target} holds ${plants} plants: replace them with --force`);
+    return plants;
+  } finally {
+    db.close();
+  }
+}
+
+/** Checks the copy of a snapshot at `copy` (`source` names it in errors): whole, a Plant Store, a schema this server knows. */
+async function checkSnapshot(copy: string, source: string): Promise<{ plants: number; schemaVersion: string }> {
+  const known = Object.keys(await sqliteMigrations.getMigrations()).sort();
+  const db = new DatabaseSync(copy);
+  try {
+    const problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
+      .map((row) => row.integrity_check)
+      .filter((line) => line !== "ok");
+    if (problems.length > 0) throw new SnapshotError(`${source} fails the integrity check: ${problems[0]}`);
+    const plants = countPlants(db, source);
+    if (!hasTable(db, "kysely_migration")) throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
+    const applied = (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    const unknown = applied.filter((name) => !known.includes(name));
+    if (unknown.length > 0) {
+      throw new SnapshotError(
+        `${source} has schema version ${applied.at(-1)}, newer than this server's ${known.at(-1)}: restore it with the release that wrote it`,
+      );
+    }
+    return { plants, schemaVersion: applied.at(-1) ?? "none" };
+  } finally {
+    db.close();
+  }
+}

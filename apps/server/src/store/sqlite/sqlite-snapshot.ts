@@ -1,0 +1,76 @@
+import { existsSync, rmSync, statSync } from "node:fs";
+import { backup, DatabaseSync } from "node:sqlite";
+import { hasSqliteHeader, renameDurably, sidecarFiles } from "./sqlite-files.js";
+
+/** Pages copied per step of the backup (4 MiB of 4 KiB pages): the progress callback runs between two steps. */
+const PAGES_PER_STEP = 1024;
+
+export interface SnapshotProgress {
+  copiedPages: number;
+  totalPages: number;
+}
+
+export interface Snapshot {
+  /** Plants in the snapshot (counted in the same read transaction the backup copies). */
+  plants: number;
+  bytes: number;
+  milliseconds: number;
+}
+
+/** A failure of the store or the snapshot's file that the operator can act on; its message is one line. */
+export class SnapshotError extends Error {
+  override name = "SnapshotError";
+}
+
+/**
+ * Writes a consistent snapshot of the SQLite store at `storeFile` to `destination` while the server goes on
+ * writing, with SQLite's online backup API. The copy runs in one read transaction, held from before its first
+ * step until after its last: a write the server commits meanwhile goes to the WAL, unseen by the snapshot, and
+ * cannot restart the backup (the backup API restarts a stepped copy when another connection writes between
+ * two steps, which a server writing all the time would do forever). In WAL mode that read transaction blocks
+ * no writer. The steps run on libuv's thread pool, so `signal` can stop the copy between two of them.
+ *
+ * The copy goes to `destination`.partial and is renamed into place once complete and flushed: a crash never
+ * leaves a file at `destination` that looks whole.
+ */
+export async function writeSnapshot(
+  storeFile: string,
+  destination: string,
+  options: { onProgress?: (progress: SnapshotProgress) => void; signal?: AbortSignal } = {},
+): Promise<Snapshot> {
+  const started = performance.now();
+  if (!existsSync(storeFile)) throw new SnapshotError(`there is no SQLite store at ${storeFile}`);
+  if (!statSync(storeFile).isFile() || !hasSqliteHeader(storeFile)) throw new SnapshotError(`${storeFile} is not a SQLite database`);
+  const partial = `${destination}.partial`;
+  const db = new DatabaseSync(storeFile, { timeout: 5_000 });
+  try {
+    db.exec("BEGIN");
+    const plants = countPlants(db, storeFile);
+    await backup(db, partial, {
+      rate: PAGES_PER_STEP,
+      progress: ({ totalPages, remainingPages }) => {
+        options.signal?.throwIfAborted();
+        options.onProgress?.({ copiedPages: totalPages - remainingPages, totalPages });
+      },
+    });
+    options.signal?.throwIfAborted();
+    db.exec("COMMIT");
+    renameDurably(partial, destination);
+    return { plants, bytes: statSync(destination).size, milliseconds: performance.now() - started };
+  } catch (error) {
+    for (const file of [partial, ...sidecarFiles(partial)]) rmSync(file, { force: true });
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/** The number of plants in the database `db` has open; a database without the plants table is not a store. */
+export function countPlants(db: DatabaseSync, filename: string): number {
+  if (!hasTable(db, "plants")) throw new SnapshotError(`${filename} is not a Plant Store database: it has no plants table`);
+  return Number((db.prepare("SELECT count(*) AS count FROM plants").get() as { count: number }).count);
+}
+
+export function hasTable(db: DatabaseSync, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
