@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
+import { type ServerProcess, serverProcesses } from "../support/server-process.js";
+import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { openRawConnection, parseResponses, type RawConnection, type RawResponse, rawCreateRequest } from "./support/raw-http.js";
+
+/** How the reliability suites run the built server: on loopback, every response checked against the contract. */
+const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
 
 // Small timeouts through the environment, exactly as an operator would set them, so the suite runs in
 // seconds; production defaults are in docs/configuration.md.
@@ -16,10 +20,10 @@ const LONG = process.env.RELIABILITY_LONG === "1";
 const SLOWLORIS_CONNECTIONS = LONG ? 500 : 50;
 const IDLE_CONNECTIONS = LONG ? 4_000 : 1_000;
 
-const servers = serverRegistry();
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
 const dir = mkdtempSync(join(tmpdir(), "plant-store-abuse-"));
-let server: BuiltServer;
-const token = reliabilityToken();
+let server: ServerProcess;
+const token = testToken();
 const auth = { Authorization: `Bearer ${token}` };
 let nextId = 1n;
 

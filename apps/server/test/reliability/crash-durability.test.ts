@@ -3,8 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "../support/postgres.js";
-import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
+import { type ServerProcess, serverProcesses } from "../support/server-process.js";
+import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+
+/** How the reliability suites run the built server: on loopback, every response checked against the contract. */
+const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
 
 // Five crashes per run keep `pnpm test` short; RELIABILITY_LONG=1 runs fifty.
 const LONG = process.env.RELIABILITY_LONG === "1";
@@ -116,7 +120,7 @@ async function urlTarget(databaseUrl: string): Promise<CrashTarget> {
 
 const plantFor = (id: bigint): Plant => (id % 3n === 0n ? { name: `plant ${id}` } : { name: `plant ${id}`, tag: `tag ${id % 7n}` });
 
-const post = (server: BuiltServer, token: string, id: bigint, plant: Plant) =>
+const post = (server: ServerProcess, token: string, id: bigint, plant: Plant) =>
   fetch(`${server.baseUrl}/plants`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -137,7 +141,7 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
  * CLIENTS concurrent clients create plants with fresh ids until the server dies under them; returns the
  * ids it acknowledged with 200 (only a complete 200 response counts) and every id that was sent.
  */
-async function createUntilKilled(server: BuiltServer, token: string, nextId: () => bigint, killAfterAcks: number, extraDelayMs: number) {
+async function createUntilKilled(server: ServerProcess, token: string, nextId: () => bigint, killAfterAcks: number, extraDelayMs: number) {
   const acknowledged = new Map<bigint, Plant>();
   const sent = new Map<bigint, Plant>();
   const unexpected: string[] = [];
@@ -174,7 +178,7 @@ async function createUntilKilled(server: BuiltServer, token: string, nextId: () 
 }
 
 /** Every acknowledged plant answers its identical replay with 200 and a different body with 409. */
-async function verifyOverHttp(server: BuiltServer, token: string, acknowledged: Map<bigint, Plant>): Promise<string[]> {
+async function verifyOverHttp(server: ServerProcess, token: string, acknowledged: Map<bigint, Plant>): Promise<string[]> {
   const problems: string[] = [];
   await inParallel([...acknowledged], 16, async ([id, plant]) => {
     const replay = await post(server, token, id, plant);
@@ -191,7 +195,7 @@ async function verifyOverHttp(server: BuiltServer, token: string, acknowledged: 
 
 function describeCrashDurability(label: string, open: () => Promise<CrashTarget>, describeOn: typeof describePostgres = describe) {
   describeOn(`crash durability on ${label}`, () => {
-    const servers = serverRegistry();
+    const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
     let target: CrashTarget;
     beforeAll(async () => {
       target = await open();
@@ -202,7 +206,7 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
     });
 
     it(`after each of ${CRASHES} kill -9 under ${CLIENTS} concurrent clients, every acknowledged plant is there and the store is intact`, { timeout: CRASHES * 30_000 }, async () => {
-      const token = reliabilityToken();
+      const token = testToken();
       // A random id range per run, so a database that outlives the run (urlTarget) never collides.
       let counter = BigInt(Math.floor(Math.random() * 2 ** 40)) * 1_000_000n;
       const nextId = () => counter++;
@@ -238,7 +242,8 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
         const extraDelayMs = Math.floor(Math.random() * 50);
         const round = await createUntilKilled(server, token, nextId, killAfterAcks, extraDelayMs);
         expect(round.unexpected, `non-200 answers during crash ${crash + 1}`).toEqual([]);
-        expect((await server.exited).signal).toBe("SIGKILL");
+        await server.exited;
+        expect(server.child.signalCode).toBe("SIGKILL");
         for (const [id, plant] of round.acknowledged) everAcknowledged.set(id, plant);
         for (const [id, plant] of round.sent) everSent.set(id, plant);
         lastRound = round.acknowledged;

@@ -3,11 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
+import { type ServerProcess, serverProcesses } from "../support/server-process.js";
+import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { hostileConnection } from "./support/hostile-http.js";
 import { openRawConnection, parseResponses } from "./support/raw-http.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+
+/** How the reliability suites run the built server: on loopback, every response checked against the contract. */
+const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
 
 // Malformed HTTP itself, below the body: framing conflicts (request smuggling's raw material), bad
 // chunking, odd request lines and headers, several requests per connection.
@@ -18,10 +22,10 @@ const CASES = LONG ? 3_000 : 300;
 const LAST_REQUEST = "GET /end-of-case HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
 const SEED = process.env.RELIABILITY_SEED ? Number(process.env.RELIABILITY_SEED) : Math.floor(Math.random() * 2 ** 31);
 
-const servers = serverRegistry();
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
 const dir = mkdtempSync(join(tmpdir(), "plant-store-hostile-http-"));
 const databaseFile = join(dir, "plants.db");
-let server: BuiltServer;
+let server: ServerProcess;
 
 beforeAll(async () => {
   // Short timeouts: a case whose framing leaves the server waiting for bytes that never come ends in 408.
@@ -42,7 +46,7 @@ describe("generated malformed HTTP on raw connections to the built server", () =
   it(`${CASES} generated connections get only contract answers as JSON, complete and never 5xx, and are closed cleanly`, { timeout: LONG ? 900_000 : 120_000 }, async () => {
     const acknowledged = new Map<string, string>();
     const statuses = new Map<number, number>();
-    const property = fc.asyncProperty(hostileConnection(reliabilityToken()), async (hostile) => {
+    const property = fc.asyncProperty(hostileConnection(testToken()), async (hostile) => {
       const connection = await openRawConnection(server.port);
       connection.socket.write(Buffer.concat([hostile.bytes, Buffer.from(LAST_REQUEST)]));
       let timer: NodeJS.Timeout | undefined;

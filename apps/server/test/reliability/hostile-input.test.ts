@@ -5,10 +5,14 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { parse } from "lossless-json";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BuiltServer, reliabilityToken, serverRegistry } from "./support/built-server.js";
+import { type ServerProcess, serverProcesses } from "../support/server-process.js";
+import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { describeRequest, type HostileRequest, hostileRequest } from "./support/hostile-requests.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+
+/** How the reliability suites run the built server: on loopback, every response checked against the contract. */
+const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
 
 // At least 2,000 generated requests in every run; RELIABILITY_LONG=1 sends 20,000. RELIABILITY_SEED
 // replays a run (the seed is printed when a case fails).
@@ -23,10 +27,10 @@ interface Plant {
   tag?: string;
 }
 
-const servers = serverRegistry();
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
 const dir = mkdtempSync(join(tmpdir(), "plant-store-hostile-"));
 const databaseFile = join(dir, "plants.db");
-let server: BuiltServer;
+let server: ServerProcess;
 // One connection reused for every case, as a client with keep-alive would.
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -113,7 +117,7 @@ describe("generated hostile requests to the built server", () => {
     expect(server.alive(), "the server process is still running").toBe(true);
     const check = await fetch(`${server.baseUrl}/plants`, {
       method: "POST",
-      headers: { authorization: `Bearer ${reliabilityToken()}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${testToken()}`, "content-type": "application/json" },
       body: '{"id": -4242, "name": "still serving"}',
     });
     expect(check.status).toBe(200);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 
 // Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
 // `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
@@ -13,6 +14,7 @@ const CLI = `${SERVER_DIR}dist/cli.js`;
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
+  port: number;
   stdout: () => string;
   stderr: () => string;
   /** Resolves with the first match of `pattern` in stdout, waiting up to 5 s for it to be printed. */
@@ -21,10 +23,19 @@ export interface ServerProcess {
   exited: Promise<number | null>;
   /** Resolves once the process has exited and all its output has been read (stdout() and stderr() are whole). */
   outputClosed: Promise<void>;
+  /** Neither exited nor killed yet. */
+  alive: () => boolean;
+  /** What it printed on stdout then stderr, for failure messages. */
+  output: () => string;
+  /** kill -9 (no shutdown hook, no flush, no close of the database), then wait for the exit. */
+  kill9: () => Promise<void>;
+  /** SIGTERM, then wait for the graceful exit. */
+  stop: () => Promise<void>;
 }
 
 /**
- * Runs the built server (dist/main.js, or `options.main`, e.g. inside a deployed folder) with plain node
+ * The one way to run the built server as a process in tests (the in-process app: test-server.ts).
+ * Runs dist/main.js, or `options.main` (e.g. inside a deployed folder), with plain node
  * on a free port, as an operator would. `keepOutputChars` keeps only the tail of each stream, so long
  * load runs do not grow the test's memory.
  */
@@ -77,7 +88,25 @@ export function startServerProcess(
           });
         }
       };
-      resolve({ child, baseUrl: match[1]!, stdout: () => out, stderr: () => err, waitForStdout, exited, outputClosed });
+      const alive = () => child.exitCode === null && child.signalCode === null;
+      const signalAndWait = async (signal: NodeJS.Signals) => {
+        if (alive()) child.kill(signal);
+        await exited;
+      };
+      resolve({
+        child,
+        baseUrl: match[1]!,
+        port: Number(new URL(match[1]!).port),
+        stdout: () => out,
+        stderr: () => err,
+        waitForStdout,
+        exited,
+        outputClosed,
+        alive,
+        output: () => `${out}${err}`,
+        kill9: () => signalAndWait("SIGKILL"),
+        stop: () => signalAndWait("SIGTERM"),
+      });
     };
     child.stdout.on("data", onData);
     exited.then((code) => {
@@ -85,6 +114,29 @@ export function startServerProcess(
       reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
     });
   });
+}
+
+/**
+ * startServerProcess over shared environment variables for a test file; each process started is killed (-9)
+ * after its test, or, with `{ keep: "file" }`, by `killAll()` in the file's own afterAll.
+ */
+export function serverProcesses(
+  base: Record<string, string> = {},
+  options: { keepOutputChars?: number; keep?: "test" | "file" } = {},
+) {
+  const running: ServerProcess[] = [];
+  const killAll = async () => {
+    await Promise.all(running.splice(0).map((server) => server.kill9()));
+  };
+  if (options.keep !== "file") afterEach(killAll);
+  return {
+    async start(env: Record<string, string> = {}): Promise<ServerProcess> {
+      const server = await startServerProcess({ ...base, ...env }, { keepOutputChars: options.keepOutputChars });
+      running.push(server);
+      return server;
+    },
+    killAll,
+  };
 }
 
 /** Runs the built server expecting it to refuse to start; resolves with its exit code and stderr. */

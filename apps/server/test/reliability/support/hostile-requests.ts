@@ -1,7 +1,7 @@
 import { createSecretKey } from "node:crypto";
 import fc from "fast-check";
 import jwt from "jsonwebtoken";
-import { RELIABILITY_SECRET } from "./built-server.js";
+import { TEST_SECRET } from "../../support/tokens.js";
 
 /** One generated request: its headers, its body bytes, and what the generator knows about it. */
 export interface HostileRequest {
@@ -20,7 +20,7 @@ export interface HostileRequest {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const now = () => Math.floor(Date.now() / 1000);
-const key = createSecretKey(Buffer.from(RELIABILITY_SECRET, "utf8"));
+const key = createSecretKey(Buffer.from(TEST_SECRET, "utf8"));
 const sign = (claims: object, secret: jwt.Secret = key, options: jwt.SignOptions = { algorithm: "HS256" }) =>
   jwt.sign({ sub: "fuzz", exp: now() + 3600, ...claims }, secret, options);
 
