@@ -1,10 +1,31 @@
 import contentType from "content-type";
 import type { ZodError, ZodIssue } from "zod";
 import { ErrorCode } from "./error-codes.js";
-import type { ErrorBody } from "./error-responses.js";
+import type { ErrorBody, ErrorCodeOf } from "./error-responses.js";
 import { parseLosslessJson } from "./lossless-json-parse.js";
 
 export { parseLosslessJson };
+
+/** An Authorization header of the Bearer scheme at all; without one a request has no token (401 MissingToken). */
+export const BEARER_SCHEME = /^Bearer(\s|$)/i;
+
+/** The token of a Bearer header: RFC 6750's b64token after "Bearer "; a header it does not match holds a malformed token. */
+export const BEARER_TOKEN = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
+
+/** The WWW-Authenticate challenge of a 401 (RFC 6750): error="invalid_token" only when a token was sent. */
+export function unauthorizedChallenge(code: ErrorCodeOf<401>, message: string): string {
+  return code === ErrorCode.MissingToken
+    ? 'Bearer realm="plant-store"'
+    : `Bearer realm="plant-store", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`;
+}
+
+/** The WWW-Authenticate challenge of a 403 for a token without every required scope (RFC 6750). */
+export function insufficientScopeChallenge(scope: string): string {
+  return `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`;
+}
+
+/** An X-Request-Id the API keeps and echoes; any other value is replaced by a new UUID. */
+export const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Why a request body is refused before validation: a 400 Error body, exactly as the server sends it. */
 export type BodyRejection = ErrorBody<400>;

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { ErrorCode } from "../src/error-codes.js";
 import { NewPlantSchema } from "../src/schemas.js";
-import { contentTypeRejection, declaresBody, describeValidationError, parseJsonBody } from "../src/wire.js";
+import {
+  BEARER_SCHEME,
+  BEARER_TOKEN,
+  contentTypeRejection,
+  declaresBody,
+  describeValidationError,
+  insufficientScopeChallenge,
+  parseJsonBody,
+  REQUEST_ID,
+  unauthorizedChallenge,
+} from "../src/wire.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -41,5 +52,28 @@ describe("the API's wire rules for request bodies", () => {
     const result = NewPlantSchema.safeParse({ id: "1", name: 5n });
     expect(result.success).toBe(false);
     if (!result.success) expect(describeValidationError(result.error)).toBe("name: must be a string, got number; id: must be an integer, got string");
+  });
+});
+
+describe("the API's wire rules for headers", () => {
+  it("reads a bearer token only from the Bearer scheme and RFC 6750's b64token, in any case, with spaces around it", () => {
+    expect(BEARER_TOKEN.exec("Bearer abc.DEF-_~+/==")?.[1]).toBe("abc.DEF-_~+/==");
+    expect(BEARER_TOKEN.exec("bearer   abc  ")?.[1]).toBe("abc");
+    for (const header of ["Bearer ", "Bearer a b", "Bearer a=b", "Bearer\tabc"]) expect(BEARER_TOKEN.test(header)).toBe(false);
+    expect(["Bearer", "bearer x", "Bearer\tabc"].every((header) => BEARER_SCHEME.test(header))).toBe(true);
+    expect(["Basic abc", "Bearerx", ""].some((header) => BEARER_SCHEME.test(header))).toBe(false);
+  });
+
+  it("challenges a missing token without an error attribute and a refused one with invalid_token and its reason", () => {
+    expect(unauthorizedChallenge(ErrorCode.MissingToken, "no token")).toBe('Bearer realm="plant-store"');
+    expect(unauthorizedChallenge(ErrorCode.InvalidToken, 'the "kid" is unknown')).toBe(
+      `Bearer realm="plant-store", error="invalid_token", error_description="the 'kid' is unknown"`,
+    );
+    expect(insufficientScopeChallenge("plants:write")).toBe('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
+  });
+
+  it("keeps a caller's X-Request-Id of up to 128 word characters, dots, colons and dashes, and nothing else", () => {
+    for (const id of ["trace-123.abc:1", "a".repeat(128), "550e8400-e29b-41d4-a716-446655440000"]) expect(REQUEST_ID.test(id)).toBe(true);
+    for (const id of ["", "a".repeat(129), "has spaces", "semi;colon", "new\nline"]) expect(REQUEST_ID.test(id)).toBe(false);
   });
 });

@@ -1,20 +1,18 @@
+import { BEARER_SCHEME, BEARER_TOKEN } from "@plant-store/contract/wire";
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
 import { InvalidTokenError, MissingTokenError } from "./auth-errors.js";
 import type { TokenVerifier } from "./jwt-verifier.js";
 
-// RFC 6750 b64token after "Bearer ".
-const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
-
 /** Requires a valid bearer token before anything else of the request (its body included) is read. */
 export function bearerAuth(verifier: TokenVerifier): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
-    if (header === undefined || !/^Bearer(\s|$)/i.test(header)) {
+    if (header === undefined || !BEARER_SCHEME.test(header)) {
       next(new MissingTokenError());
       return;
     }
-    const token = BEARER.exec(header)?.[1];
+    const token = BEARER_TOKEN.exec(header)?.[1];
     if (token === undefined) {
       next(new InvalidTokenError("token is malformed"));
       return;

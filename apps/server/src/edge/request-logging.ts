@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { REQUEST_ID } from "@plant-store/contract/wire";
 import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
@@ -11,7 +12,6 @@ declare module "node:http" {
   }
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** The URL without its query string: a query could carry a token (`?access_token=`) and logs must not. */
 function pathOnly(url: string): string {

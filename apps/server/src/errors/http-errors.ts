@@ -1,4 +1,5 @@
 import { ErrorCode, type ErrorCodeOf, type errorResponses, type ErrorStatus } from "@plant-store/contract";
+import { insufficientScopeChallenge, unauthorizedChallenge } from "@plant-store/contract/wire";
 
 type HeaderOf<S extends ErrorStatus> = (typeof errorResponses)[S]["headers"][number];
 
@@ -33,11 +34,7 @@ export class BadRequestError extends HttpError<400> {
 /** 401 with the RFC 6750 challenge: error="invalid_token" only when a token was actually sent. */
 export class UnauthorizedError extends HttpError<401> {
   constructor(code: ErrorCodeOf<401>, message: string) {
-    const challenge =
-      code === ErrorCode.MissingToken
-        ? 'Bearer realm="plant-store"'
-        : `Bearer realm="plant-store", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`;
-    super(401, code, message, { "WWW-Authenticate": challenge });
+    super(401, code, message, { "WWW-Authenticate": unauthorizedChallenge(code, message) });
   }
 }
 
@@ -46,7 +43,7 @@ export class ForbiddenError extends HttpError<403> {
   constructor(requiredScopes: readonly string[]) {
     const scope = requiredScopes.join(" ");
     super(403, ErrorCode.InsufficientScope, `token lacks the required scope: ${scope}`, {
-      "WWW-Authenticate": `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`,
+      "WWW-Authenticate": insufficientScopeChallenge(scope),
     });
   }
 }

@@ -1,5 +1,12 @@
 import { ErrorCode, plantStoreContract } from "@plant-store/contract";
-import { bodyRequired, contentTypeRejection, declaresBody, describeValidationError, parseJsonBody } from "@plant-store/contract/wire";
+import {
+  bodyRequired,
+  contentTypeRejection,
+  declaresBody,
+  describeValidationError,
+  parseJsonBody,
+  REQUEST_ID,
+} from "@plant-store/contract/wire";
 import { checkBearer, type VerifyToken } from "./fake-auth.js";
 import { type FakeFailure, FailureQueue, statusAnswer } from "./failures.js";
 import { type FakePlant, FakePlants, type SeedPlant } from "./fake-plants.js";
@@ -56,7 +63,6 @@ export interface FakeBehaviour extends FakeControls {
   dropLateAnswers(): void;
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const route = plantStoreContract.plants.create;
 const routePath = route.path.toLowerCase();
 
