@@ -1,5 +1,5 @@
 import { ErrorCode } from "@plant-store/contract";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
@@ -118,6 +118,8 @@ describePostgres("a PostgreSQL outage", () => {
         expect(answer.body).toEqual({ error: ErrorCode.StoreUnavailable, message: expect.any(String) });
         expect(answer.retryAfter).toBe("1");
       }
+      // A real clock: the server is another process, whose answers in bounded time are what is under test; the
+      // bound is several times the timeouts that make it, so only a hang or a retry loop crosses it.
       expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_BOUND_MS);
       expect(answers.filter((a) => a.finishedAt < cutAt).every((a) => a.status === 200)).toBe(true);
       expect(server.child.exitCode).toBeNull();
@@ -153,37 +155,65 @@ describePostgres("a PostgreSQL outage", () => {
       logger: createLogger("silent"),
     });
 
-  it("the store's readiness check fails within the connect timeout while the database is cut, and succeeds again after", async () => {
+  /** The outcome of `promise` so far, without waiting for it. */
+  const watch = <T>(promise: Promise<T>) => {
+    const state = { settled: false, promise };
+    promise.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
+    return state;
+  };
+
+  // The store's own timeouts (pg's connect and query timeouts) run on a fake clock: the proof that a wait
+  // ends when its timeout says, with no real time spent and no bound that a slow host could break.
+  const useFakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"], shouldClearNativeTimers: true });
+  /** Until the store has sent what it was asked and armed its timeout (or already failed). */
+  const timeoutArmed = async (call: { settled: boolean }) => {
+    while (vi.getTimerCount() === 0 && !call.settled) await new Promise(setImmediate);
+  };
+
+  it("the store's readiness check fails by the connect timeout while the database is cut, and succeeds again after", async () => {
     const store = await openStoreThroughProxy();
     try {
       await expect(store.ping()).resolves.toBeUndefined();
       proxy.cut();
-      const started = performance.now();
-      await expect(store.ping()).rejects.toThrow();
-      expect(performance.now() - started).toBeLessThan(ANSWER_BOUND_MS);
-      await expect(store.create({ id: 1n, name: "while down" })).rejects.toBeInstanceOf(StoreUnavailableError);
+      useFakeClock();
+      const ping = watch(store.ping());
+      await vi.advanceTimersByTimeAsync(CONNECT_TIMEOUT_MS);
+      await expect(ping.promise).rejects.toThrow();
+      const create = watch(store.create({ id: 1n, name: "while down" }));
+      await timeoutArmed(create);
+      await vi.advanceTimersByTimeAsync(CONNECT_TIMEOUT_MS);
+      await expect(create.promise).rejects.toBeInstanceOf(StoreUnavailableError);
+      vi.useRealTimers();
       proxy.restore();
       await expect(store.ping()).resolves.toBeUndefined();
       expect(await store.create({ id: 1n, name: "while down" })).toMatchObject({ kind: "created" });
     } finally {
+      vi.useRealTimers();
       await store.close();
     }
   });
 
-  it("a silent partition (connections open, nothing answered) fails creates within the statement timeout plus 1 s, then heals", async () => {
+  it("a silent partition (connections open, nothing answered) fails creates at the statement timeout plus 1 s, then heals", async () => {
     const store = await openStoreThroughProxy();
     try {
       expect(await store.create({ id: 1n, name: "before" })).toMatchObject({ kind: "created" });
       proxy.freeze();
-      const started = performance.now();
-      await expect(store.create({ id: 2n, name: "into the void" })).rejects.toBeInstanceOf(StoreUnavailableError);
-      const waited = performance.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS);
-      expect(waited).toBeLessThan(ANSWER_BOUND_MS);
+      useFakeClock();
+      const create = watch(store.create({ id: 2n, name: "into the void" }));
+      await timeoutArmed(create);
+      await vi.advanceTimersByTimeAsync(STATEMENT_TIMEOUT_MS + 1_000 - 1);
+      expect(create.settled, "still waiting 1 ms before the client's timeout").toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await expect(create.promise).rejects.toBeInstanceOf(StoreUnavailableError);
+      vi.useRealTimers();
       proxy.restore();
       expect(await store.create({ id: 2n, name: "into the void" })).toMatchObject({ kind: expect.stringMatching(/created|replayed/) });
       expect(await database.rows()).toHaveLength(2);
     } finally {
+      vi.useRealTimers();
       await store.close();
     }
   });

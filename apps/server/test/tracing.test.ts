@@ -252,6 +252,7 @@ describe("a collector that is down or hangs", () => {
     const started = performance.now();
     for (let round = 0; round < 25; round++) expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
     // 25 creates take well under a second here; a request waiting on the collector would take 10 s (its timeout).
+    // A real clock: the server is another process, and that its requests do not wait on the exporter is the point.
     expect(performance.now() - started).toBeLessThan(8_000);
 
     const metrics = await (await fetch(`${plantStore.baseUrl}/metrics`)).text();
@@ -261,6 +262,7 @@ describe("a collector that is down or hangs", () => {
     const signalled = performance.now();
     plantStore.child.kill("SIGTERM");
     expect(await plantStore.exited).toBe(0);
+    // A real clock, as above: SHUTDOWN_TIMEOUT_MS bounds the process's exit even with spans stuck in the exporter.
     expect(performance.now() - signalled).toBeLessThan(1_500 + 2_000);
   });
 });

@@ -127,7 +127,8 @@ describe("connection abuse against the built server (loopback, bounded, stops by
       expect(responses).toHaveLength(1);
       expectContractError(responses[0], 408, 40801);
     }
-    // Not closed for any other reason: none went before the headers timeout.
+    // Not closed for any other reason: none went before the headers timeout. A real clock: the timeout is Node's,
+    // in the server process, and when it fires is what is under test.
     expect(Math.min(...openFor)).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
   });
 
