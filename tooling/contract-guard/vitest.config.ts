@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    // Each check spawns the CLI in its own Node process (one also builds a copy of the contract): on two shared
-    // cores under the rest of `pnpm test`, vitest's default 5 s was seen running out.
-    testTimeout: 30_000,
+    // Each check spawns the CLI in its own Node process: one builds a copy of the contract, those of the TypeScript API
+    // load API Extractor and the TypeScript compiler (several seconds each on two shared cores under the rest of
+    // `pnpm test`). The limit only catches a hung check.
+    testTimeout: 90_000,
   },
 });

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { checkContract, RELEASED_DOCUMENT, releaseBaseline } from "./check.js";
+import { checkContract, RELEASED_DOCUMENT, releaseBaseline, writeApiReports } from "./check.js";
 
 const [command, root = "."] = process.argv.slice(2);
 const repositoryRoot = resolve(root);
@@ -10,8 +10,10 @@ if (command === "check") {
   process.exitCode = ok ? 0 : 1;
 } else if (command === "release-baseline") {
   await releaseBaseline(repositoryRoot);
-  console.log(`${RELEASED_DOCUMENT} is now the document of this release.`);
+  console.log(`${RELEASED_DOCUMENT} and the packages' api/ reports are now those of this release.`);
+} else if (command === "api-report") {
+  for (const path of await writeApiReports(repositoryRoot)) console.log(`wrote ${path}`);
 } else {
-  console.error("usage: contract-guard check|release-baseline [repository root]");
+  console.error("usage: contract-guard check|release-baseline|api-report [repository root]");
   process.exitCode = 2;
 }

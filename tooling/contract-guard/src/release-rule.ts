@@ -42,3 +42,29 @@ export function judgeRelease(changes: readonly Change[], planned: Readonly<Recor
   }
   return { ok: true, reason: `${count(changes.length, "compatible change")} released by the pending changesets: ${releases}.` };
 }
+
+/**
+ * Whether the pending changesets release a package's TypeScript API changes as they must: a breaking change
+ * needs a major release of that package, any change a changeset for it.
+ */
+export function judgeApiRelease(packageName: string, changes: readonly Change[], planned: Readonly<Record<string, PlannedRelease>>): Verdict {
+  const release = `${packageName} (${planned[packageName] ?? "none"})`;
+  if (changes.length === 0) return { ok: true, reason: `The TypeScript API of ${packageName} is unchanged since the last release.` };
+  const breaking = changes.filter(isBreaking).length;
+  if (breaking > 0 && planned[packageName] !== "major") {
+    return {
+      ok: false,
+      reason: `${count(breaking, "breaking change")} to the TypeScript API of ${packageName} pending without a major changeset for it; the plan releases ${release}. Add one with \`pnpm changeset\`.`,
+    };
+  }
+  if ((planned[packageName] ?? "none") === "none") {
+    return {
+      ok: false,
+      reason: `The TypeScript API of ${packageName} changed (${count(changes.length, "compatible change")}) with no changeset for it. Add one with \`pnpm changeset\`.`,
+    };
+  }
+  return {
+    ok: true,
+    reason: `${count(changes.length, breaking > 0 ? "change" : "compatible change")} to the TypeScript API of ${packageName} released by the pending changesets: ${release}.`,
+  };
+}
