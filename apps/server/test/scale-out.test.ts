@@ -36,8 +36,7 @@ describePostgres("three server processes sharing one PostgreSQL", () => {
   }, 30_000);
 
   afterAll(async () => {
-    for (const server of servers) server.child.kill("SIGTERM");
-    await Promise.all(servers.map((server) => server.exited));
+    await Promise.all(servers.map((server) => server.kill9()));
     await database?.drop();
   });
 

@@ -88,7 +88,8 @@ describe("graceful shutdown of the built server", { timeout: 30_000 }, () => {
 
 describe("metrics on a separate port (METRICS_PORT)", { timeout: 30_000 }, () => {
   it("serve GET /metrics there only, count API requests, and close with the server", async () => {
-    const { server, headers } = await start({ METRICS_PORT: "0" });
+    // A short keep-alive timeout: the stop need not wait for fetch's idle connection (drain is tested above).
+    const { server, headers } = await start({ METRICS_PORT: "0", KEEP_ALIVE_TIMEOUT_MS: "500" });
     const metricsUrl = (await server.waitForStdout(/"metricsUrl":"([^"]+)"/))[1]!;
     expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404);
 
