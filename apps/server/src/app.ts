@@ -1,6 +1,6 @@
 import { ErrorCode, plantStoreContract } from "@plant-store/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
-import express from "express";
+import express, { type RequestHandler } from "express";
 import { authentication } from "./auth/authentication.js";
 import type { TokenVerifier } from "./auth/jwt-verifier.js";
 import { corsAllowlist } from "./edge/cors-allowlist.js";
@@ -24,10 +24,10 @@ import { closeConnectionsOnShutdown } from "./runtime-internals/close-connection
 import { headersInHead } from "./runtime-internals/headers-in-head.js";
 import { jsonResponseFastPath } from "./runtime-internals/json-response-fast-path.js";
 import type { PlantStore } from "./store/plant-store.js";
-import type { Tracing } from "./tracing/tracing.js";
 
 export interface AppDeps {
   store: PlantStore;
+  /** Verifies bearer tokens; the composition root hands it the verified-token cache over the key source. */
   verifier: TokenVerifier;
   /** Scopes every token must grant (JWT_REQUIRED_SCOPE); a token without them gets 403. */
   requiredScopes?: readonly string[] | undefined;
@@ -46,8 +46,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** Serve GET /metrics on this app; false when it has a port of its own (METRICS_PORT). */
   serveMetrics?: boolean;
-  /** The OpenTelemetry hooks when traces are exported (see tracing/tracing.ts); none when omitted. */
-  tracing?: Tracing | undefined;
+  /** Middleware every request passes before the edge (the request's trace span, when tracing); none when omitted. */
+  first?: readonly RequestHandler[];
   /** Check every response against the contract (VALIDATE_RESPONSES); off when omitted. */
   validateResponses?: boolean;
   /** The API's public base URL (PUBLIC_URL), listed as the server in GET /openapi.json. */
@@ -76,8 +76,8 @@ export function createApp(deps: AppDeps): express.Express {
   // helmet's security headers on every response, recorded once and written with each head (see the file for why).
   headersInHead(app, securityHeaders());
 
-  // The edge: what every request passes through first (the request's span first of all, when tracing).
-  if (deps.tracing) app.use(deps.tracing.requestSpan);
+  // The edge: what every request passes through first (after the request's span, when tracing).
+  for (const handler of deps.first ?? []) app.use(handler);
   app.use(requestLogging(deps.logger));
   if (deps.validateResponses) app.use(responseValidation(deps.logger));
   app.use(httpMetrics(metrics));
@@ -87,9 +87,9 @@ export function createApp(deps: AppDeps): express.Express {
   // would otherwise walk the three routers below before reaching its own.
   const router = plantsRoutes(store);
   const readBody = jsonBody(deps.bodyLimitBytes);
-  createExpressEndpoints(plantStoreContract, deps.tracing?.endBodyValidationOnEntry(router) ?? router, app, {
+  createExpressEndpoints(plantStoreContract, router, app, {
     // Auth runs before the body is read: an unauthenticated client cannot make the server read 1 MiB.
-    globalMiddleware: [...authentication(deps), deps.tracing?.traceBodyValidation(readBody) ?? readBody],
+    globalMiddleware: [...authentication(deps), readBody],
     requestValidationErrorHandler: (error, _req, _res, next) => {
       const message = error.body ? describeValidationError(error.body) : "request is invalid";
       next(new BadRequestError(ErrorCode.ValidationFailed, message));

@@ -2,7 +2,6 @@ import type { Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
 import type { PlantStore } from "../store/plant-store.js";
-import type { Tracing } from "../tracing/tracing.js";
 import type { Lifecycle } from "./lifecycle.js";
 import { stopAccepting } from "../runtime-internals/stop-accepting.js";
 
@@ -19,7 +18,7 @@ export interface ShutdownDeps {
   /** How long open connections may stay once the server stops accepting, before they are closed. */
   timeoutMs: number;
   /** When tracing: its last spans are exported within what is left of timeoutMs. */
-  tracing?: Pick<Tracing, "shutdown"> | undefined;
+  tracing?: { shutdown(timeoutMs: number): Promise<void> } | undefined;
 }
 
 /**

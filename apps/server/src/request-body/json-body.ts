@@ -3,6 +3,7 @@ import { bodyRequired, contentTypeRejection, declaresBody, parseJsonBody } from 
 import type { RequestHandler } from "express";
 import getRawBody from "raw-body";
 import { BadRequestError, PayloadTooLargeError } from "../errors/http-errors.js";
+import { bodyReadStarted, bodyRefused } from "./body-diagnostics.js";
 
 async function readBody(req: Parameters<RequestHandler>[0], limitBytes: number): Promise<Buffer> {
   try {
@@ -20,6 +21,7 @@ async function readBody(req: Parameters<RequestHandler>[0], limitBytes: number):
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   return async (req, _res, next) => {
+    if (bodyReadStarted.hasSubscribers) bodyReadStarted.publish({ req });
     try {
       if (!declaresBody(req.headers)) throw new BadRequestError(bodyRequired.error, bodyRequired.message);
       const refused = contentTypeRejection(req.headers["content-type"]);
@@ -29,6 +31,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
       req.body = parsed.body;
       next();
     } catch (error) {
+      if (bodyRefused.hasSubscribers) bodyRefused.publish({ req, error });
       next(error);
     }
   };

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { createApp } from "../app.js";
+import { VerifiedTokenCache } from "../auth/verified-token-cache.js";
 import { type Config, tracesExport } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -11,6 +12,7 @@ import { createMetrics, type Metrics } from "../ops/metrics.js";
 import { createMetricsServer } from "./metrics-server.js";
 import { databaseSystem, describeDatabase, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
+import { instrument } from "../tracing/instrument.js";
 import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
@@ -69,11 +71,17 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
   tracing?.logTo(logger);
   const { verifier, developmentSecret } = createTokenVerifier(config);
   const openedStore = overrides.store ?? (await openStore(config, logger));
-  const store = tracing?.traceStore(openedStore, databaseSystem(config.DATABASE_URL)) ?? openedStore;
+  const { store, verifier: tokenVerifier, first } = instrument(tracing, {
+    store: openedStore,
+    system: databaseSystem(config.DATABASE_URL),
+    // Clients send the same token on every request: its signature is verified once, not per request.
+    verifier: new VerifiedTokenCache(verifier),
+  });
   const lifecycle = new Lifecycle();
   const app = createApp({
     store,
-    verifier,
+    verifier: tokenVerifier,
+    first,
     logger,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     requiredScopes: config.JWT_REQUIRED_SCOPE,
@@ -84,7 +92,6 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
     trustProxy: config.TRUST_PROXY,
     serveMetrics: config.METRICS_PORT === undefined,
     validateResponses: config.VALIDATE_RESPONSES,
-    tracing,
     publicUrl: config.PUBLIC_URL,
   });
   const shutdown = gracefulShutdown({

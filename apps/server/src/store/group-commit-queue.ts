@@ -1,3 +1,11 @@
+import { channel } from "node:diagnostics_channel";
+
+/**
+ * Published as each batch is sent, with `{ items, size }`: how many items one commit writes together. Tracing
+ * subscribes (db.operation.batch.size); with no subscriber nothing is published.
+ */
+export const groupCommitBatches = channel("plant-store:group-commit.batch");
+
 export interface GroupCommitOptions<Item, Result> {
   /** Writes one batch in one transaction; resolves with one result per item, in order, once durable. */
   writeBatch: (items: Item[]) => Promise<Result[]>;
@@ -9,7 +17,6 @@ export interface GroupCommitOptions<Item, Result> {
 
 interface Waiting<Item, Result> {
   item: Item;
-  onBatched: ((batchSize: number) => void) | undefined;
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
@@ -31,13 +38,10 @@ export class GroupCommitQueue<Item, Result> {
     this.maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error.
-   * onBatched is told the size of that batch as it is sent (for tracing).
-   */
-  add(item: Item, onBatched?: (batchSize: number) => void): Promise<Result> {
+  /** Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error. */
+  add(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, onBatched, resolve, reject });
+      this.waiting.push({ item, resolve, reject });
       // Waiting until the end of the turn lets every request parsed in it join the same batch.
       if (!this.flushScheduled && this.inFlight < this.options.maxInFlight) {
         this.flushScheduled = true;
@@ -67,9 +71,10 @@ export class GroupCommitQueue<Item, Result> {
 
   private write(batch: Waiting<Item, Result>[]): void {
     this.inFlight += 1;
-    for (const entry of batch) entry.onBatched?.(batch.length);
+    const items = batch.map((entry) => entry.item);
+    if (groupCommitBatches.hasSubscribers) groupCommitBatches.publish({ items, size: items.length });
     this.options
-      .writeBatch(batch.map((entry) => entry.item))
+      .writeBatch(items)
       .then(
         (results) => {
           batch.forEach((entry, index) => {

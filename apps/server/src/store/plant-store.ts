@@ -14,10 +14,9 @@ export type CreateOutcome =
 export interface PlantStore {
   /**
    * Rejects with StoreUnavailableError when the store cannot be reached, does not answer in time or cannot
-   * write right now (locked, full, read-only). onBatched is told how many creates the group commit writes
-   * together with this one (for tracing).
+   * write right now (locked, full, read-only).
    */
-  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome>;
+  create(plant: NewPlant): Promise<CreateOutcome>;
   /** Resolves when the store can serve a create right now; rejects when it cannot (for GET /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

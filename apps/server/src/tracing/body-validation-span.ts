@@ -1,22 +1,34 @@
 import { SpanStatusCode, type Span, type Tracer } from "@opentelemetry/api";
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
-import type { Request, RequestHandler } from "express";
+import type { Request } from "express";
+import { bodyAccepted, bodyReadStarted, bodyRefused } from "../request-body/body-diagnostics.js";
 import { errorTypeOf } from "./error-type.js";
 
 const openSpans = new WeakMap<Request, Span>();
 
 /**
- * Runs the body reader (Content-Type, size limit, UTF-8, lossless JSON) in a "validate body" span that stays
- * open through the contract's schema check, which ts-rest runs after it: the span ends when a route handler
- * is entered (endBodyValidationOnEntry), when the reader fails, or when the response closes first.
+ * The body's "validate body" span, from the body diagnostics channels: it opens as the body reader (Content-Type,
+ * size limit, UTF-8, lossless JSON) starts, in the request's context, and stays open through the contract's schema
+ * check, which ts-rest runs after it. It ends when the route handler has the body, when the reader refuses it, or
+ * when the response closes first (request-span.ts). Returns the unsubscribe.
  */
-export function traceBodyValidation(tracer: Tracer, readBody: RequestHandler): RequestHandler {
-  return (req, res, next) => {
+export function traceBodyValidation(tracer: Tracer): () => void {
+  const started = (message: unknown) => {
+    const { req } = message as { req: Request };
     openSpans.set(req, tracer.startSpan("validate body"));
-    readBody(req, res, (error?: unknown) => {
-      if (error !== undefined && error !== null) endBodyValidation(req, errorTypeOf(error));
-      next(error);
-    });
+  };
+  const refused = (message: unknown) => {
+    const { req, error } = message as { req: Request; error: unknown };
+    endBodyValidation(req, errorTypeOf(error));
+  };
+  const accepted = (message: unknown) => endBodyValidation((message as { req: Request }).req);
+  bodyReadStarted.subscribe(started);
+  bodyRefused.subscribe(refused);
+  bodyAccepted.subscribe(accepted);
+  return () => {
+    bodyReadStarted.unsubscribe(started);
+    bodyRefused.unsubscribe(refused);
+    bodyAccepted.unsubscribe(accepted);
   };
 }
 
@@ -30,21 +42,4 @@ export function endBodyValidation(req: Request, errorType?: string): void {
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
-}
-
-type Handler = (args: { req: Request }) => unknown;
-
-/** A ts-rest router whose handlers end the body-validation span on entry: ts-rest calls them only with a valid body. */
-export function endBodyValidationOnEntry<Router extends object>(router: Router): Router {
-  const wrap = (handler: Handler): Handler => (args) => {
-    endBodyValidation(args.req);
-    return handler(args);
-  };
-  const wrapped: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(router)) {
-    if (typeof value === "function") wrapped[key] = wrap(value as Handler);
-    else if (typeof value?.handler === "function") wrapped[key] = { ...value, handler: wrap(value.handler) };
-    else wrapped[key] = typeof value === "object" && value !== null ? endBodyValidationOnEntry(value) : value;
-  }
-  return wrapped as Router;
 }

@@ -8,7 +8,7 @@ import { BatchSpanProcessor, type SpanExporter, TracerProvider } from "@opentele
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Registry } from "prom-client";
 import type { TracesExport } from "../config.js";
-import { endBodyValidationOnEntry, traceBodyValidation } from "./body-validation-span.js";
+import { traceBodyValidation } from "./body-validation-span.js";
 import { traceLogFields } from "./log-fields.js";
 import { requestSpan } from "./request-span.js";
 import { logSdkDiagnostics } from "./sdk-diagnostics.js";
@@ -59,17 +59,23 @@ export async function startTracing(traces: TracesExport, registry: Registry): Pr
   // requireParentSpan: the pool's and migrations' queries outside any request make no traces of their own.
   registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true })] });
   const tracer = trace.getTracer("@plant-store/server");
+  const unsubscribes: (() => void)[] = [];
 
   return {
-    requestSpan: requestSpan(tracer),
-    traceTokenVerification: (cache) => traceTokenVerification(tracer, cache),
-    traceBodyValidation: (readBody) => traceBodyValidation(tracer, readBody),
-    endBodyValidationOnEntry,
-    traceStore: (store, system) => traceStore(tracer, store, system),
+    instrument(parts) {
+      const traced = traceStore(tracer, parts.store, parts.system);
+      unsubscribes.push(traced.dispose, traceBodyValidation(tracer));
+      return {
+        store: traced.store,
+        verifier: traceTokenVerification(tracer, parts.verifier),
+        first: [requestSpan(tracer)],
+      };
+    },
     logFields: traceLogFields,
     logTo: logSdkDiagnostics,
     // Never rejects: spans a collector did not take are worth a warning, not a failed shutdown.
     async shutdown(timeoutMs) {
+      for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
       let timer: NodeJS.Timeout | undefined;
       const gaveUp = new Promise<"gave up">((resolve) => {
         timer = setTimeout(() => resolve("gave up"), timeoutMs);

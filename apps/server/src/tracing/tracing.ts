@@ -8,22 +8,29 @@ import type { PlantStore } from "../store/plant-store.js";
 /** Which database a store writes to, as OpenTelemetry names it (db.system). */
 export type DatabaseSystem = "sqlite" | "postgresql";
 
+/** The parts of the server tracing observes, as the composition root has them before it builds the app. */
+export interface Traceable {
+  store: PlantStore;
+  system: DatabaseSystem;
+  /** The verified-token cache (a span says whether it answered a token). */
+  verifier: VerifiedTokenCache<JwtPayload>;
+}
+
+/** Those parts as the app is built from them: traced when tracing is on, plus the middleware that runs first. */
+export interface Instrumented {
+  store: PlantStore;
+  verifier: TokenVerifier;
+  /** The request's SERVER span, before the edge; empty when not tracing. */
+  first: RequestHandler[];
+}
+
 /**
- * What a running OpenTelemetry SDK adds to the server (see docs/tracing.md). The server holds one only
- * when traces are exported; every hook below is then wired in once at start, so with tracing off the
- * request path has nothing of it, not even a check.
+ * A running OpenTelemetry SDK (see docs/tracing.md). The server holds one only when traces are exported; it is
+ * applied once at start (instrument.ts), so with tracing off the request path has nothing of it, not even a check.
  */
 export interface Tracing {
-  /** The first middleware: the request's SERVER span, continuing an incoming W3C traceparent. */
-  requestSpan: RequestHandler;
-  /** The bearer-token check in a span that says whether the verified-token cache answered it. */
-  traceTokenVerification(cache: VerifiedTokenCache<JwtPayload>): TokenVerifier;
-  /** The body reader in a span that lasts until the contract's validation of the body is done. */
-  traceBodyValidation(readBody: RequestHandler): RequestHandler;
-  /** The route handlers, each ending the body-validation span first: they run only once it passed. */
-  endBodyValidationOnEntry<Router extends object>(router: Router): Router;
-  /** The store with a span per create: db.system and the size of the group-commit batch it went in. */
-  traceStore(store: PlantStore, system: DatabaseSystem): PlantStore;
+  /** Wraps the parts it traces and subscribes to the body's diagnostics channels (request-body/body-diagnostics.ts). */
+  instrument(parts: Traceable): Instrumented;
   /** pino's mixin: trace_id, span_id and trace_flags of the span active when a line is logged. */
   logFields(): Record<string, string>;
   /** Sends the SDK's own warnings (failed exports, dropped spans) to the server's log. */

@@ -79,8 +79,8 @@ export class PostgresPlantStore implements PlantStore {
     return new PostgresPlantStore(pool, options);
   }
 
-  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
-    return this.queue.add(plant, onBatched);
+  create(plant: NewPlant): Promise<CreateOutcome> {
+    return this.queue.add(plant);
   }
 
   async ping(): Promise<void> {

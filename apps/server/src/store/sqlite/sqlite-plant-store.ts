@@ -47,8 +47,8 @@ export class SqlitePlantStore implements PlantStore {
     return new SqlitePlantStore(await SqliteWriter.start({ filename, busyTimeoutMs, logger: options.logger }));
   }
 
-  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
-    return this.queue.add(plant, onBatched);
+  create(plant: NewPlant): Promise<CreateOutcome> {
+    return this.queue.add(plant);
   }
 
   private async writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
