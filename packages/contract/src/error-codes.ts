@@ -39,6 +39,8 @@ export const ErrorCode = {
   ShuttingDown: 50302,
   /** 503: the identity provider's keys (JWKS) cannot be fetched right now to check the token; retry later. */
   IdentityProviderUnavailable: 50303,
+  /** 503: the server is over capacity and refused the request before doing any of its work; retry after Retry-After. */
+  Overloaded: 50304,
 } as const;
 
 /** The name of an error code, e.g. `"PlantIdConflict"`. */

@@ -80,8 +80,8 @@ export const errorResponses = {
     headers: [],
   },
   503: {
-    description: "The store or the identity provider cannot be reached in time, or the server is shutting down; retry the same request after Retry-After seconds (the id makes it safe).",
-    codes: ["StoreUnavailable", "ShuttingDown", "IdentityProviderUnavailable"],
+    description: "The store or the identity provider cannot be reached in time, the server is over capacity, or it is shutting down; retry the same request after Retry-After seconds (the id makes it safe).",
+    codes: ["StoreUnavailable", "ShuttingDown", "IdentityProviderUnavailable", "Overloaded"],
     headers: ["Retry-After"],
   },
 } as const satisfies Record<number, ErrorResponseSpec>;

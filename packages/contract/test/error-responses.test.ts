@@ -41,6 +41,6 @@ describe("the error table: each status and the codes it may carry", () => {
   it("types each status's body by its codes", () => {
     expectTypeOf<ErrorCodeOf<409>>().toEqualTypeOf<40901>();
     expectTypeOf<ErrorCodeOf<401>>().toEqualTypeOf<40101 | 40102>();
-    expectTypeOf<ErrorBody<503>>().toEqualTypeOf<{ error: 50301 | 50302 | 50303; message: string }>();
+    expectTypeOf<ErrorBody<503>>().toEqualTypeOf<{ error: 50301 | 50302 | 50303 | 50304; message: string }>();
   });
 });

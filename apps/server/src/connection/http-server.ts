@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
+import { type ShedOverloadDeps, shedOverload } from "./shed-overload.js";
 import { answerClientErrors } from "./connection-errors.js";
 import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { createServer } from "../runtime-internals/node-http.js";
@@ -9,10 +10,17 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
  * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
- * timeouts, and the contract's JSON Error for connection-level failures (see connection-errors.ts).
+ * timeouts, the contract's JSON Error for connection-level failures (see connection-errors.ts) and, unless it is
+ * switched off (ADMISSION_CONTROL=false), admission control in front of Express (see shed-overload.ts).
  */
-export function createHttpServer(app: Express, config: TimeoutConfig, logger: Logger): Server {
-  const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, app);
+export function createHttpServer(
+  app: Express,
+  config: TimeoutConfig,
+  logger: Logger,
+  admission?: Omit<ShedOverloadDeps, "logger">,
+): Server {
+  const listener = admission ? shedOverload(app, { ...admission, logger }) : app;
+  const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, listener);
   answerClientErrors(server, logger);
   return server;
 }

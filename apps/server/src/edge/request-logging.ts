@@ -13,6 +13,11 @@ declare module "node:http" {
 }
 
 
+/** The caller's X-Request-Id when it is safe to log and echo, else undefined (the caller makes a new UUID). */
+export function requestIdFor(incoming: string | string[] | undefined): string | undefined {
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : undefined;
+}
+
 /** The URL without its query string: a query could carry a token (`?access_token=`) and logs must not. */
 function pathOnly(url: string): string {
   const query = url.indexOf("?");
@@ -58,8 +63,7 @@ export function requestLogging(logger: Logger): RequestHandler {
 
   return (req, res, next) => {
     markRequestStart(req);
-    const incoming = req.headers["x-request-id"];
-    req.id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = requestIdFor(req.headers["x-request-id"]) ?? randomUUID();
     res.setHeader("X-Request-Id", req.id);
     res.on("close", onResponseClosed);
     next();

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** The server's Prometheus metrics, in a registry of their own so several apps in one process never clash. */
 export interface Metrics {
@@ -6,6 +6,10 @@ export interface Metrics {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route" | "status">;
   storeDuration: Histogram<"operation" | "outcome">;
+  /** Admission control (connection/shed-overload.ts): requests refused with 503 Overloaded, its limit, queue time. */
+  requestsShed: Counter;
+  admissionLimit: Gauge;
+  queueDuration: Histogram;
 }
 
 /** Creates the registry with process metrics (CPU, memory, event-loop lag, GC) and the server's own. */
@@ -33,6 +37,22 @@ export function createMetrics(): Metrics {
       help: "Time the plant store took per operation (a create includes waiting for its group commit).",
       labelNames: ["operation", "outcome"],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+    requestsShed: new Counter({
+      name: "plant_store_requests_shed_total",
+      help: "Requests refused with 503 Overloaded before any work, because they waited longer than the admission limit.",
+      registers: [registry],
+    }),
+    admissionLimit: new Gauge({
+      name: "plant_store_admission_limit_seconds",
+      help: "The queueing delay over which a request is refused while a standing queue lasts (it adapts to the machine).",
+      registers: [registry],
+    }),
+    queueDuration: new Histogram({
+      name: "plant_store_queue_time_seconds",
+      help: "How long a request waited for the event loop before the server began on it (an upper estimate).",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   };

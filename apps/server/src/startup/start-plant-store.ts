@@ -5,6 +5,7 @@ import { createApp } from "../app.js";
 import { VerifiedTokenCache } from "../auth/verified-token-cache.js";
 import { type Config, tracesExport } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
+import type { QueueTimeSource } from "../connection/queue-time.js";
 import { createLogger, type Logger } from "../logger.js";
 import { gracefulShutdown } from "../ops/graceful-shutdown.js";
 import { Lifecycle } from "../ops/lifecycle.js";
@@ -25,6 +26,8 @@ export interface PlantStoreOverrides {
   store?: PlantStore;
   /** Instead of a fresh registry (tests read the metrics directly). */
   metrics?: Metrics;
+  /** Instead of the event loop's busy time as admission control's clock (tests drive overload with it). */
+  queueTime?: QueueTimeSource;
 }
 
 /** The server's parts before anything listens: what tests drive through supertest, and what startPlantStore serves. */
@@ -121,7 +124,8 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
  */
 export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
   const { app, store, metrics, lifecycle, logger, tracing, developmentSecret } = await composePlantStore(config, overrides);
-  const server = createHttpServer(app, config, logger);
+  const admission = config.ADMISSION_CONTROL ? { metrics, queueTime: overrides.queueTime } : undefined;
+  const server = createHttpServer(app, config, logger, admission);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, logger);
   let url: string;
   let metricsUrl: string | undefined;
