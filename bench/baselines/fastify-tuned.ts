@@ -44,6 +44,11 @@ function store(plant: NewPlantBody): Promise<void> {
 }
 
 const app = Fastify({ logger: { level: "info", file: logFile }, disableRequestLogging: true });
+// The overload mode's anchor (UNDER_PRESSURE=readme): the same peer with @fastify/under-pressure at its README's settings.
+if (process.env.UNDER_PRESSURE === "readme") {
+  const { default: underPressure } = await import("@fastify/under-pressure");
+  await app.register(underPressure, { maxEventLoopDelay: 1000, maxHeapUsedBytes: 100000000, maxRssBytes: 100000000, maxEventLoopUtilization: 0.98 });
+}
 
 app.addHook("onRequest", async (request, reply) => {
   const header = request.headers.authorization;

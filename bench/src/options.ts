@@ -1,6 +1,6 @@
 /** How a mode runs; every field has a default and a `--flag` in run.ts. */
 export interface BenchOptions {
-  mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab" | "starts";
+  mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab" | "starts" | "overload";
   connections: number[];
   /** compare: which servers (all six by default; the floor (2) is always included, ratios need it). */
   servers: string[];

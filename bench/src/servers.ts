@@ -61,7 +61,7 @@ export interface StartOptions {
   databaseFile?: string;
   /** For the Plant Store: another build's main.js (an A/B of an optimisation), instead of apps/server/dist. */
   main?: string;
-  /** For the Plant Store: extra environment (a variant with a switch on, e.g. tracing or response validation). */
+  /** Extra environment: a Plant Store variant with a switch on (tracing, response validation), or a peer's (UNDER_PRESSURE). */
   env?: Record<string, string>;
   /** Extra Node flags (e.g. --cpu-prof for the profile mode); the Plant Store's come after its start script's. */
   nodeArgs?: string[];
@@ -108,7 +108,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const nodeArgs = [...(asServer ? DEPLOYED_NODE_FLAGS : []), ...(options.nodeArgs ?? [])];
   const [command, args] = pinned(options.pin, process.execPath, [...nodeArgs, script, ...peerArgs]);
   const child = spawn(command, args, {
-    env: asServer ? { ...process.env, ...DEPLOYED_ENV } : process.env,
+    env: { ...process.env, ...(asServer ? DEPLOYED_ENV : {}), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

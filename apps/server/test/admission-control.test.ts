@@ -5,65 +5,67 @@ import type { QueueTimeSource } from "../src/connection/queue-time.js";
 import { capturingLogger } from "./support/log-capture.js";
 import { testApps } from "./support/test-server.js";
 
-/**
- * Drives the controller as the event loop would: `intervals` of 100 ms in which requests arrive every 10 ms,
- * having waited `queueMs`, with the loop idle for `idleShare` of the time.
- */
-function drive(control: AdmissionControl, clock: { nowMs: number; idleMs: number }, intervals: number, queueMs: number, idleShare: number) {
+/** Drives the controller as the event loop would: `intervals` of 100 ms with a request every 10 ms that waited `queueMs`. */
+function drive(control: AdmissionControl, clock: { nowMs: number }, intervals: number, queueMs: number) {
   const decisions: boolean[] = [];
   for (let step = 0; step < intervals * 10; step++) {
     clock.nowMs += 10;
-    clock.idleMs += 10 * idleShare;
     decisions.push(control.admit({ ...clock, queueMs }));
   }
   return decisions;
 }
 
-describe("admission control's limit", () => {
-  it("follows the waits the machine shows outside overload: longer waits raise it, shorter ones lower it", () => {
+const refused = (decisions: boolean[]) => decisions.filter((admitted) => !admitted).length;
+
+describe("admission control", () => {
+  it("lets its limit follow the waits the machine shows outside overload: longer waits raise it, shorter lower it", () => {
     const control = new AdmissionControl();
-    const clock = { nowMs: 0, idleMs: 0 };
-    drive(control, clock, 200, 40, 0.5);
+    const clock = { nowMs: 0 };
+    drive(control, clock, 200, 40);
     const afterSlowTurns = control.limitMs;
-    expect(afterSlowTurns).toBeGreaterThan(70);
-    drive(control, clock, 200, 3, 0.5);
+    expect(afterSlowTurns).toBeGreaterThan(35);
+    expect(control.refusalShare).toBe(0);
+    drive(control, clock, 200, 3);
     expect(control.limitMs).toBeLessThan(afterSlowTurns / 4);
     expect(control.limitMs).toBeGreaterThanOrEqual(5);
   });
 
-  it("refuses nothing without a standing queue, however long one request waited", () => {
+  it("refuses nothing while waits stay within the limit", () => {
     const control = new AdmissionControl();
-    const clock = { nowMs: 0, idleMs: 0 };
-    expect(drive(control, clock, 20, 2_000, 0.3).every(Boolean)).toBe(true);
-    expect(control.overloaded).toBe(false);
+    const clock = { nowMs: 0 };
+    expect(refused(drive(control, clock, 50, 20))).toBe(0);
   });
 
-  it("once the loop stays busy a whole interval, refuses requests over the limit and serves those under it", () => {
+  it("refuses a share that grows while the wait stays over the limit, and falls back to none once it is under", () => {
     const control = new AdmissionControl();
-    const clock = { nowMs: 0, idleMs: 0 };
-    drive(control, clock, 20, 10, 0.5);
-    drive(control, clock, 2, 100, 0);
-    expect(control.overloaded).toBe(true);
+    const clock = { nowMs: 0 };
+    drive(control, clock, 50, 20);
     const limit = control.limitMs;
-    expect(drive(control, clock, 1, limit * 3, 0).some(Boolean)).toBe(false);
-    expect(drive(control, clock, 1, limit / 2, 0).every(Boolean)).toBe(true);
-    expect(control.limitMs).toBe(limit);
+    const first = refused(drive(control, clock, 2, limit * 3));
+    const limitInOverload = control.limitMs;
+    const later = refused(drive(control, clock, 2, limit * 3));
+    expect(first).toBeGreaterThan(0);
+    expect(later).toBeGreaterThan(first);
+    expect(control.limitMs).toBe(limitInOverload);
+    drive(control, clock, 30, limit / 4);
+    expect(control.refusalShare).toBe(0);
+    expect(refused(drive(control, clock, 2, limit / 4))).toBe(0);
   });
 
-  it("ends overload once the loop is idle again, and then serves every request", () => {
-    const control = new AdmissionControl();
-    const clock = { nowMs: 0, idleMs: 0 };
-    drive(control, clock, 2, 1_000, 0);
-    expect(control.overloaded).toBe(true);
-    drive(control, clock, 2, 1_000, 0.5);
-    expect(control.overloaded).toBe(false);
-    expect(drive(control, clock, 1, 1_000, 0.5).every(Boolean)).toBe(true);
+  it("refuses less for a wait just over the limit than for one far over it", () => {
+    const near = new AdmissionControl();
+    const far = new AdmissionControl();
+    const nearClock = { nowMs: 0 };
+    const farClock = { nowMs: 0 };
+    drive(near, nearClock, 50, 20);
+    drive(far, farClock, 50, 20);
+    expect(refused(drive(near, nearClock, 5, near.limitMs * 1.2))).toBeLessThan(refused(drive(far, farClock, 5, far.limitMs * 4)));
   });
 });
 
-/** A loop that is never idle, where every request waited a second: a standing queue from the first interval on. */
+/** A clock on which every request waited a second: far over the limit from the first interval on. */
 function standingQueue(): QueueTimeSource {
-  const clock = { nowMs: 0, idleMs: 0 };
+  const clock = { nowMs: 0 };
   return {
     sample() {
       clock.nowMs += 150;
@@ -78,7 +80,7 @@ describe("a server over capacity", () => {
   it("answers POST /plants with 503 Overloaded and Retry-After at once, before auth, and logs it", async () => {
     const { logger, lines } = capturingLogger();
     const t = await app({ overrides: { queueTime: standingQueue(), logger } });
-    // The first request opens the first interval; from the second on the queue has stood an interval.
+    // The first request opens the first interval; the second closes it, over the limit.
     await fetch(`${t.url}/plants`, { method: "POST" });
     const res = await fetch(`${t.url}/plants`, {
       method: "POST",

@@ -1,82 +1,87 @@
 import type { QueueTimeSample } from "./queue-time.js";
 
-/** The controller's constants: properties of the method, the same for every pod (nothing here is tuned per size). */
+// The controller's constants are properties of the method, the same for every pod; nothing here is tuned per size.
 const INTERVAL_MS = 100;
-/** An interval with the loop busy this share of the time had a standing queue (CoDel: the queue never emptied). */
-const STANDING_QUEUE_BUSY_SHARE = 0.98;
-/** Below this busy share the queue has drained: overload ends (the gap to the line above is hysteresis). */
-const DRAINED_BUSY_SHARE = 0.9;
-/** The limit is this multiple of the longest wait seen in intervals without a standing queue... */
-const LIMIT_OVER_NORMAL_WAIT = 2;
-/** ...followed at this rate per interval (about 2 s to settle), so one GC pause moves it little. */
+/** How hard the refusal share reacts, per interval, to the mean wait over the limit and to its change (in limits). */
+const GAIN = 0.05;
+const TREND_GAIN = 0.2;
+/** Some requests are always served, so the limit goes on being measured. */
+const MAX_REFUSAL_SHARE = 0.98;
+/** Without refusals, the limit follows the longest wait of each interval, at this rate (about 2 s to settle). */
 const LIMIT_SMOOTHING = 0.05;
-/** Bounds of the limit: a wait below 5 ms is never overload; one over 250 ms is never "in time". */
+/** Bounds of the limit: a wait under 5 ms is never overload; one over 250 ms is never "in time". It starts at the
+ * top, so a cold start (JIT, first GCs) refuses nothing before the machine's normal waits are known. */
 const MIN_LIMIT_MS = 5;
 const MAX_LIMIT_MS = 250;
-const INITIAL_LIMIT_MS = 50;
-
-/** What the controller reports about one interval once it has closed it (for metrics and the log). */
-export interface IntervalSummary {
-  overloaded: boolean;
-  limitMs: number;
-}
+const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
 
 /**
- * Admission by queueing delay, with a limit that follows the machine. Each 100 ms interval, the loop's busy share
- * says whether a standing queue formed (CoDel's test: it never emptied); while one stands, a request that waited
- * longer than the limit is refused before any work is done for it, so the CPU goes to requests still in time.
- * Outside overload nothing is refused, and the limit follows twice the longest wait of each interval (as Envoy's
- * gradient controller follows its minRTT): a pod with a small CPU share, whose turns stretch across its CPU
- * quota's throttles, gets a longer limit than a large one, with nothing to configure.
+ * Admission by queueing delay. Each 100 ms, the mean wait of the interval's requests is compared with the limit,
+ * and the share of requests refused moves in proportion to the excess and to its trend (PIE's controller, RFC 8033,
+ * with delays in units of the limit): a wait that stays over the limit refuses more until it is back under it; a
+ * wait under it refuses less, down to none. Refusing exactly the excess matters because a refusal is not free (it
+ * still costs Node's HTTP parse, a third to a half of a served request): refusing every late request turns a small
+ * overload into a server busy refusing.
+ *
+ * The limit follows the machine (as Envoy's gradient controller follows its minRTT): while nothing is refused, it
+ * tracks the longest wait of each interval, so a pod with a small CPU share, whose event-loop turns stretch across
+ * its quota's throttles, gets a longer limit than a large one, with nothing to configure.
  */
 export class AdmissionControl {
   #limitMs = INITIAL_LIMIT_MS;
-  #overloaded = false;
+  #refusalShare = 0;
+  #previousMeanMs = 0;
+  // Refusals are spread evenly: each request adds the share, and one is refused each time a whole one accrues.
+  #accrued = 0.5;
   #intervalStartMs: number | undefined;
-  #intervalStartIdleMs = 0;
-  #intervalLongestWaitMs = 0;
+  #intervalCount = 0;
+  #intervalSumMs = 0;
+  #intervalLongestMs = 0;
 
-  /** The current limit on a request's queueing delay, in milliseconds. */
+  /** The current limit on the mean queueing delay, in milliseconds. */
   get limitMs(): number {
     return this.#limitMs;
   }
 
-  /** Whether the last interval had a standing queue (requests over the limit are refused while it does). */
-  get overloaded(): boolean {
-    return this.#overloaded;
+  /** The share of requests currently refused (0 outside overload). */
+  get refusalShare(): number {
+    return this.#refusalShare;
   }
 
-  /**
-   * Whether to serve a request that arrived with this sample; `onInterval` is called when the sample closes an
-   * interval (at most once per 100 ms).
-   */
-  admit(sample: QueueTimeSample, onInterval?: (summary: IntervalSummary) => void): boolean {
-    if (this.#intervalStartMs === undefined) this.#startInterval(sample);
+  /** Whether to serve a request that arrived with this sample; `onInterval` is called each time an interval closes. */
+  admit(sample: QueueTimeSample, onInterval?: (control: AdmissionControl) => void): boolean {
+    if (this.#intervalStartMs === undefined) this.#intervalStartMs = sample.nowMs;
     else if (sample.nowMs - this.#intervalStartMs >= INTERVAL_MS) {
-      this.#closeInterval(sample);
-      onInterval?.({ overloaded: this.#overloaded, limitMs: this.#limitMs });
+      this.#closeInterval(sample.nowMs);
+      onInterval?.(this);
     }
-    if (sample.queueMs > this.#intervalLongestWaitMs) this.#intervalLongestWaitMs = sample.queueMs;
-    return !this.#overloaded || sample.queueMs <= this.#limitMs;
+    this.#intervalCount++;
+    this.#intervalSumMs += sample.queueMs;
+    if (sample.queueMs > this.#intervalLongestMs) this.#intervalLongestMs = sample.queueMs;
+    if (this.#refusalShare === 0) return true;
+    this.#accrued += this.#refusalShare;
+    if (this.#accrued < 1) return true;
+    this.#accrued -= 1;
+    return false;
   }
 
-  #startInterval(sample: QueueTimeSample): void {
-    this.#intervalStartMs = sample.nowMs;
-    this.#intervalStartIdleMs = sample.idleMs;
-    this.#intervalLongestWaitMs = 0;
-  }
-
-  #closeInterval(sample: QueueTimeSample): void {
-    const elapsedMs = sample.nowMs - (this.#intervalStartMs ?? sample.nowMs);
-    const busyShare = 1 - (sample.idleMs - this.#intervalStartIdleMs) / elapsedMs;
-    // The interval may have been long without requests; only a busy loop throughout is a standing queue.
-    if (busyShare >= STANDING_QUEUE_BUSY_SHARE && elapsedMs < 2 * INTERVAL_MS) this.#overloaded = true;
-    else if (busyShare < DRAINED_BUSY_SHARE || elapsedMs >= 2 * INTERVAL_MS) this.#overloaded = false;
-    if (!this.#overloaded) {
-      const target = LIMIT_OVER_NORMAL_WAIT * this.#intervalLongestWaitMs;
-      const next = this.#limitMs + LIMIT_SMOOTHING * (target - this.#limitMs);
+  #closeInterval(nowMs: number): void {
+    // An interval that lasted much longer had no requests for a while: no queue stood over it.
+    const quiet = nowMs - (this.#intervalStartMs ?? nowMs) >= 2 * INTERVAL_MS;
+    const meanMs = quiet ? 0 : this.#intervalSumMs / this.#intervalCount;
+    const excess = (meanMs - this.#limitMs) / this.#limitMs;
+    // The trend counts only over the limit: a wait rising from idle to normal refuses nothing.
+    const trend = meanMs > this.#limitMs ? (meanMs - this.#previousMeanMs) / this.#limitMs : 0;
+    const share = this.#refusalShare + GAIN * excess + TREND_GAIN * trend;
+    this.#refusalShare = Math.min(MAX_REFUSAL_SHARE, Math.max(0, share));
+    this.#previousMeanMs = meanMs;
+    if (this.#refusalShare === 0) {
+      const next = this.#limitMs + LIMIT_SMOOTHING * (this.#intervalLongestMs - this.#limitMs);
       this.#limitMs = Math.min(MAX_LIMIT_MS, Math.max(MIN_LIMIT_MS, next));
     }
-    this.#startInterval(sample);
+    this.#intervalStartMs = nowMs;
+    this.#intervalCount = 0;
+    this.#intervalSumMs = 0;
+    this.#intervalLongestMs = 0;
   }
 }

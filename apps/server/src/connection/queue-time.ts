@@ -1,11 +1,9 @@
 import { performance } from "node:perf_hooks";
 
-/** What admission control reads when a request arrives: the clock, the loop's idle time, and the request's wait. */
+/** What admission control reads when a request arrives: the clock and the request's wait. */
 export interface QueueTimeSample {
   /** Monotonic milliseconds. */
   nowMs: number;
-  /** Milliseconds the event loop has spent idle (blocked waiting for I/O) since it started. */
-  idleMs: number;
   /** How long, at most, this request waited for the event loop before its handler ran. */
   queueMs: number;
 }
@@ -50,7 +48,7 @@ export function eventLoopQueueTime(): QueueTimeSource {
       }
       const idledSinceMark = idleMs - markIdleMs;
       const busySinceMark = nowMs - markMs - idledSinceMark;
-      return { nowMs, idleMs, queueMs: idledSinceMark > 0 ? busySinceMark : previousTurnBusyMs + busySinceMark };
+      return { nowMs, queueMs: idledSinceMark > 0 ? busySinceMark : previousTurnBusyMs + busySinceMark };
     },
   };
 }

@@ -56,7 +56,7 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
   const queueTime = deps.queueTime ?? eventLoopQueueTime();
   const { requestsShed, admissionLimit, queueDuration } = deps.metrics;
   admissionLimit.set(control.limitMs / 1000);
-  const onInterval = ({ limitMs }: { limitMs: number }) => admissionLimit.set(limitMs / 1000);
+  const onInterval = ({ limitMs }: AdmissionControl) => admissionLimit.set(limitMs / 1000);
 
   // The first refusal after a quiet second is logged at once; the rest are counted into one line per second.
   let unlogged = 0;
@@ -65,7 +65,13 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
   const logShed = () => {
     if (unlogged > 0) {
       deps.logger.warn(
-        { shed: unlogged, queueMs: Math.round(longestUnloggedMs), limitMs: Math.round(control.limitMs), res: { statusCode: 503 } },
+        {
+          shed: unlogged,
+          queueMs: Math.round(longestUnloggedMs),
+          limitMs: Math.round(control.limitMs),
+          refusalShare: Math.round(control.refusalShare * 100) / 100,
+          res: { statusCode: 503 },
+        },
         "requests shed",
       );
     }

@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const CGROUP_V1_CPU = "/sys/fs/cgroup/cpu";
+
+/** A CPU limit for the server under test, as a pod's `resources.limits.cpu` sets one: CFS quota per period. */
+export interface CpuCap {
+  /** What the report says: the limit, or why there is none. */
+  description: string;
+  capped: boolean;
+  /** Puts a process (all its threads, and the ones it starts later) under the limit. */
+  add(pid: number): void;
+  /** Throttled periods and time so far (cpu.stat), to report how hard the limit bit. */
+  throttled(): { periods: number; seconds: number };
+  close(): void;
+}
+
+/**
+ * A cgroup v1 `cpu` group with `share` of a core per `periodUs` (Kubernetes' default period is 100 ms; a 10 ms
+ * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). Where the
+ * controller is missing or not writable, the server runs uncapped and the description says so.
+ */
+export function cpuCap(share: number, periodUs: number): CpuCap {
+  const dir = join(CGROUP_V1_CPU, `plant-store-bench-${process.pid}`);
+  try {
+    if (!existsSync(join(CGROUP_V1_CPU, "cpu.cfs_quota_us"))) throw new Error(`no cgroup v1 cpu controller at ${CGROUP_V1_CPU}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
+    writeFileSync(join(dir, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      description: `NOT capped: ${reason}; every figure below is for an uncapped core`,
+      capped: false,
+      add: () => undefined,
+      throttled: () => ({ periods: 0, seconds: 0 }),
+      close: () => undefined,
+    };
+  }
+  return {
+    description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs})`,
+    capped: true,
+    add: (pid) => writeFileSync(join(dir, "cgroup.procs"), String(pid)),
+    throttled: () => {
+      const stat = readFileSync(join(dir, "cpu.stat"), "utf8");
+      const field = (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(stat)?.[1] ?? 0);
+      return { periods: field("nr_throttled"), seconds: field("throttled_time") / 1e9 };
+    },
+    close: () => rmdirSync(dir),
+  };
+}
