@@ -79,7 +79,7 @@ const app = testApps();
 describe("a server over capacity", () => {
   it("answers POST /plants with 503 Overloaded and Retry-After at once, before auth, and logs it", async () => {
     const { logger, lines } = capturingLogger();
-    const t = await app({ overrides: { queueTime: standingQueue(), logger } });
+    const t = await app({ listen: true, overrides: { queueTime: standingQueue(), logger } });
     // The first request opens the first interval; the second closes it, over the limit.
     await fetch(`${t.url}/plants`, { method: "POST" });
     const res = await fetch(`${t.url}/plants`, {
@@ -101,7 +101,7 @@ describe("a server over capacity", () => {
   });
 
   it("never sheds GET /healthz, /readyz or /metrics: readiness stays 200 through the overload", async () => {
-    const t = await app({ overrides: { queueTime: standingQueue() } });
+    const t = await app({ listen: true, overrides: { queueTime: standingQueue() } });
     for (let round = 0; round < 3; round++) {
       expect((await fetch(`${t.url}/plants`, { method: "POST" })).status).toBe(round === 0 ? 401 : 503);
       expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
@@ -111,7 +111,7 @@ describe("a server over capacity", () => {
   });
 
   it("serves every request when ADMISSION_CONTROL=false", async () => {
-    const t = await app({ env: { ADMISSION_CONTROL: "false" }, overrides: { queueTime: standingQueue() } });
+    const t = await app({ listen: true, env: { ADMISSION_CONTROL: "false" }, overrides: { queueTime: standingQueue() } });
     for (let round = 0; round < 3; round++) {
       const res = await fetch(`${t.url}/plants`, {
         method: "POST",
