@@ -1,7 +1,8 @@
 /** Progress of long work on stderr: one line rewritten in place on a terminal, a plain line now and then otherwise. */
 export function progressLine(stream: NodeJS.WriteStream = process.stderr, { plainEveryMs = 10_000 } = {}) {
   const terminal = stream.isTTY === true;
-  let shownAt: number | undefined;
+  // Plain lines start after the first interval: short work prints only its result.
+  let shownAt: number | undefined = terminal ? undefined : performance.now();
   return {
     update(text: string): void {
       const now = performance.now();

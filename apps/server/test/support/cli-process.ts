@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
@@ -16,4 +16,38 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
     );
   });
+}
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the first match of `pattern` in stdout, waiting up to 20 s for it to be printed. */
+  waitForStdout: (pattern: RegExp) => Promise<RegExpExecArray>;
+  /** Resolves with the exit code once all its output has been read. */
+  exited: Promise<number | null>;
+}
+
+/** Starts the built CLI for a long-running command (`backup --dir`), with only `env` and PATH in its environment. */
+export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const waitForStdout = async (pattern: RegExp) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const found = pattern.exec(out);
+      if (found) return found;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`stdout never matched ${pattern}:\n${out}\n${err}`);
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+  };
+  return { child, stdout: () => out, stderr: () => err, waitForStdout, exited };
 }

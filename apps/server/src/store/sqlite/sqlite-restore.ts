@@ -72,21 +72,30 @@ async function checkSnapshot(copy: string, source: string): Promise<{ plants: nu
   const known = Object.keys(await sqliteMigrations.getMigrations()).sort();
   const db = new DatabaseSync(copy);
   try {
-    const problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
-      .map((row) => row.integrity_check)
-      .filter((line) => line !== "ok");
-    if (problems.length > 0) throw new SnapshotError(`${source} fails the integrity check: ${problems[0]}`);
-    const plants = countPlants(db, source);
-    if (!hasTable(db, "kysely_migration")) throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
-    const applied = (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
-    const unknown = applied.filter((name) => !known.includes(name));
-    if (unknown.length > 0) {
-      throw new SnapshotError(
-        `${source} has schema version ${applied.at(-1)}, newer than this server's ${known.at(-1)}: restore it with the release that wrote it`,
-      );
-    }
-    return { plants, schemaVersion: applied.at(-1) ?? "none" };
+    return readSnapshot(db, source, known);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    // SQLite refusing to read it at all (a damaged schema page, a truncated file) is a failed check too.
+    throw new SnapshotError(`${source} fails the integrity check: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     db.close();
   }
+}
+
+/** Integrity, plants and schema version of the snapshot `db` has open. */
+function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plants: number; schemaVersion: string } {
+  const problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
+    .map((row) => row.integrity_check)
+    .filter((line) => line !== "ok");
+  if (problems.length > 0) throw new SnapshotError(`${source} fails the integrity check: ${problems[0]}`);
+  const plants = countPlants(db, source);
+  if (!hasTable(db, "kysely_migration")) throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
+  const applied = (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+  const unknown = applied.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw new SnapshotError(
+      `${source} has schema version ${applied.at(-1)}, newer than this server's ${known.at(-1)}: restore it with the release that wrote it`,
+    );
+  }
+  return { plants, schemaVersion: applied.at(-1) ?? "none" };
 }

@@ -2,8 +2,8 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { backup, DatabaseSync } from "node:sqlite";
 import { hasSqliteHeader, renameDurably, sidecarFiles } from "./sqlite-files.js";
 
-/** Pages copied per step of the backup (4 MiB of 4 KiB pages): the progress callback runs between two steps. */
-const PAGES_PER_STEP = 1024;
+/** Pages copied per step of the backup (1 MiB of 4 KiB pages): the progress callback runs between two steps. */
+const PAGES_PER_STEP = 256;
 
 export interface SnapshotProgress {
   copiedPages: number;

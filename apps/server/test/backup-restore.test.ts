@@ -1,0 +1,295 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { runCli, startCli } from "./support/cli-process.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
+import { TEST_SECRET } from "./support/test-server.js";
+
+// The load: creates offered at a fixed rate, open loop (each sent on time whether or not earlier ones were
+// answered), each with a fresh id. What the server acknowledges at that rate on a quiet host, and its latency
+// during a backup, is the benchmark's business (`pnpm bench -- --mode backup`).
+const RATE_PER_SECOND = 1_250;
+const TICK_MS = 10;
+// A server slower than the rate on a busy host gets at most this many creates waiting, not an ever longer queue.
+const MAX_IN_FLIGHT = 512;
+// Plants stored before the load starts: a store of several backup steps (1 MiB each), so writes land
+// between the steps of the backup taken under load.
+const PREFILLED = 300_000;
+
+const token = signToken({ secret: TEST_SECRET });
+const dirs: string[] = [];
+const servers: ServerProcess[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
+    await server.outputClosed;
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-backup-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function startServer(databaseFile: string): Promise<ServerProcess> {
+  const server = await startServerProcess(
+    { DATABASE_URL: databaseFile, JWT_SECRET: TEST_SECRET, NODE_ENV: "production", HOST: "127.0.0.1", SHUTDOWN_DELAY_MS: "0" },
+    { keepOutputChars: 64 * 1024 },
+  );
+  servers.push(server);
+  return server;
+}
+
+const plantBody = (id: number, name: string) => `{"id": ${id}, "name": "${name}"}`;
+
+const post = (server: ServerProcess, body: string) =>
+  fetch(`${server.baseUrl}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body,
+  });
+
+/** Creates at RATE_PER_SECOND until stopped; `acknowledged` holds each id whose 200 has arrived, in order. */
+function steadyCreates(server: ServerProcess, firstId: number) {
+  const acknowledged: number[] = [];
+  const failures: string[] = [];
+  let nextId = firstId;
+  let skipped = 0;
+  let inFlight = 0;
+  const startedAt = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - startedAt) * RATE_PER_SECOND) / 1000) - (nextId - firstId) - skipped;
+    for (let i = 0; i < due; i++) {
+      if (inFlight >= MAX_IN_FLIGHT) {
+        skipped += 1;
+        continue;
+      }
+      const id = nextId++;
+      inFlight += 1;
+      post(server, plantBody(id, `plant ${id}`))
+        .then(async (res) => {
+          await res.text();
+          if (res.status === 200) acknowledged.push(id);
+          // 503 is the server shedding load it cannot take (docs/api.md): not acknowledged, not a fault.
+          else if (res.status !== 503) failures.push(`${id}: ${res.status}`);
+        })
+        // The server killed under the load: those creates were never acknowledged.
+        .catch(() => undefined)
+        .finally(() => {
+          inFlight -= 1;
+        });
+    }
+  }, TICK_MS);
+  return {
+    acknowledged,
+    failures,
+    /** Stops sending; returns the creates sent per second over the run. */
+    stop: () => {
+      clearInterval(timer);
+      return ((nextId - firstId) * 1000) / (performance.now() - startedAt);
+    },
+  };
+}
+
+/** Fills a migrated store with `count` plants (ids 1..count) through a connection of the test's own. */
+function prefill(databaseFile: string, count: number): void {
+  const db = new DatabaseSync(databaseFile, { timeout: 5_000 });
+  try {
+    const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)");
+    db.exec("BEGIN IMMEDIATE");
+    for (let id = 1; id <= count; id++) insert.run(id, `plant ${id}`, id % 2 === 0 ? "prefilled" : null);
+    db.exec("COMMIT");
+  } finally {
+    db.close();
+  }
+}
+
+const integrityOf = (file: string) =>
+  querySqliteFile(file, (db) => (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[]).map((row) => row.integrity_check).join("; "));
+
+/** Runs `task` over `items`, `width` at a time. */
+async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
+
+describe("backup and restore through real processes", () => {
+  it("a backup taken under >= 1,000 creates/s, restored after kill -9 and a lost data folder, holds every plant acknowledged before it began", async () => {
+    const dir = tempDir();
+    const databaseFile = join(dir, "data", "plants.db");
+    const snapshot = join(dir, "backups", "plants.db");
+    mkdirSync(join(dir, "backups"));
+    let server = await startServer(databaseFile);
+    prefill(databaseFile, PREFILLED);
+
+    const load = steadyCreates(server, PREFILLED + 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const acknowledgedBefore = [...load.acknowledged];
+    const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: databaseFile });
+    const acknowledgedDuring = load.acknowledged.length - acknowledgedBefore.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill("SIGKILL");
+    await server.exited;
+    const rate = load.stop();
+
+    expect(backedUp.stderr).toBe("");
+    expect(backedUp.code).toBe(0);
+    const [, plantsInSnapshot] = /^backed up (\d+) plants, [\d.]+ [kMG]?B, in [\d.]+ s to (.+)\n$/.exec(backedUp.stdout) ?? [];
+    expect(Number(plantsInSnapshot)).toBeGreaterThanOrEqual(PREFILLED + acknowledgedBefore.length);
+    // Several 1 MiB steps, with creates committed between them, and yet it finished.
+    expect(statSync(snapshot).size).toBeGreaterThan(4 * 1024 * 1024);
+    expect(acknowledgedDuring).toBeGreaterThan(0);
+    expect(load.failures).toEqual([]);
+    expect(rate, "creates sent per second over the run").toBeGreaterThanOrEqual(1_000);
+    expect(readdirSync(join(dir, "backups"))).toEqual(["plants.db"]);
+
+    rmSync(join(dir, "data"), { recursive: true });
+    const restored = await runCli(["restore", snapshot], { DATABASE_URL: databaseFile });
+    expect(restored.stderr).toBe("");
+    expect(restored).toMatchObject({ code: 0, stdout: `restored ${plantsInSnapshot} plants (schema 0002_create_writer_probe) from ${snapshot} to ${databaseFile}\n` });
+    expect(readdirSync(join(dir, "data"))).toEqual(["plants.db"]);
+    expect(integrityOf(databaseFile)).toBe("ok");
+
+    server = await startServer(databaseFile);
+    const problems: string[] = [];
+    const sample = [1, PREFILLED / 2, PREFILLED, ...acknowledgedBefore];
+    await inParallel(sample, 16, async (id) => {
+      const name = `plant ${id}`;
+      const body = id <= PREFILLED ? `{"id": ${id}, "name": "${name}"${id % 2 === 0 ? ', "tag": "prefilled"' : ""}}` : plantBody(id, name);
+      const replay = await post(server, body);
+      if (replay.status !== 200) problems.push(`replay of ${id}: ${replay.status} ${await replay.text()}`);
+      else await replay.text();
+      const other = await post(server, plantBody(id, "another plant"));
+      if (other.status !== 409) problems.push(`another body for ${id}: ${other.status} ${await other.text()}`);
+      else await other.text();
+    });
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it("scheduled: a snapshot at start and every --every minutes into --dir, the newest --keep kept, SIGTERM stops it with exit 0", async () => {
+    const dir = tempDir();
+    const databaseFile = join(dir, "data", "plants.db");
+    const server = await startServer(databaseFile);
+    expect((await post(server, plantBody(7, "Fern"))).status).toBe(200);
+    const backups = join(dir, "backups");
+    // Left by a backup killed mid-copy: removed, never counted as a snapshot.
+    mkdirSync(backups);
+    writeFileSync(join(backups, "plants-20260101T000000Z.db.partial"), "half a copy");
+    writeFileSync(join(backups, "notes.txt"), "the operator's own file");
+
+    // 0.02 minutes: a snapshot every 1.2 s.
+    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.02", "--keep", "2"], { DATABASE_URL: databaseFile });
+    await scheduled.waitForStdout(/(^backed up 1 plants.*\n){3}/m);
+    scheduled.child.kill("SIGTERM");
+    expect(await scheduled.exited).toBe(0);
+    expect(scheduled.stderr()).toBe("");
+    expect(scheduled.stdout()).toMatch(/^backing up .+plants\.db into .+backups every 0\.02 min, keeping the newest 2\n/);
+    expect(scheduled.stdout()).toMatch(/; 1 older removed\n(.|\n)*stopped\n$/);
+    const left = readdirSync(backups).sort();
+    expect(left).toHaveLength(3);
+    expect(left[0]).toBe("notes.txt");
+    for (const name of left.slice(1)) {
+      expect(name).toMatch(/^plants-\d{8}T\d{6}Z\.db$/);
+      expect(querySqliteFile(join(backups, name), (db) => db.prepare("SELECT name FROM plants").all())).toEqual([{ name: "Fern" }]);
+    }
+  });
+});
+
+describe("bad input: one line on stderr, exit 1, nothing changed", () => {
+  /** A stopped store holding one plant, and a good snapshot of it. */
+  async function storeAndSnapshot() {
+    const dir = tempDir();
+    const databaseFile = join(dir, "data", "plants.db");
+    const server = await startServer(databaseFile);
+    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+    const snapshot = join(dir, "snapshot.db");
+    expect((await runCli(["backup", snapshot], { DATABASE_URL: databaseFile })).code).toBe(0);
+    server.child.kill("SIGTERM");
+    await server.exited;
+    return { dir, databaseFile, snapshot };
+  }
+
+  const folderState = (folder: string) =>
+    readdirSync(folder)
+      .sort()
+      .map((name) => `${name}:${readFileSync(join(folder, name)).toString("base64")}`);
+
+  it("restore refuses a missing file, a file that is not SQLite, a newer schema, a target with plants, a store in use", async () => {
+    const { dir, databaseFile, snapshot } = await storeAndSnapshot();
+    const env = { DATABASE_URL: databaseFile };
+    const before = folderState(join(dir, "data"));
+    const notSqlite = join(dir, "notes.txt");
+    writeFileSync(notSqlite, "not a database at all");
+    const newer = join(dir, "newer.db");
+    writeFileSync(newer, readFileSync(snapshot));
+    const db = new DatabaseSync(newer);
+    db.exec("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_the_future', '2099-01-01T00:00:00.000Z')");
+    db.close();
+    const corrupt = join(dir, "corrupt.db");
+    const bytes = readFileSync(snapshot);
+    bytes.fill(0xff, 4096 + 8, 8192); // page 2 (a B-tree page) overwritten
+    writeFileSync(corrupt, bytes);
+
+    const cases: [string[], RegExp][] = [
+      [["restore", join(dir, "missing.db")], /^plant-store restore: there is no file at .+missing\.db\n$/],
+      [["restore", notSqlite], /^plant-store restore: .+notes\.txt is not a SQLite database\n$/],
+      [["restore", newer, "--force"], /^plant-store restore: .+newer\.db has schema version 9999_from_the_future, newer than this server's 0002_create_writer_probe: restore it with the release that wrote it\n$/],
+      [["restore", corrupt, "--force"], /^plant-store restore: .+corrupt\.db (fails the integrity check: .+|is not a Plant Store database.*)\n$/],
+      [["restore", snapshot], /^plant-store restore: the store at .+plants\.db holds 1 plants: replace them with --force\n$/],
+      [["restore"], /^plant-store restore: the snapshot's <file> is missing\n$/],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCli(args, env);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 1, stdout: "" });
+      expect(result.stderr).toMatch(stderr);
+      expect(folderState(join(dir, "data"))).toEqual(before);
+      expect(existsSync(join(dir, "data", "plants.db.restoring"))).toBe(false);
+    }
+
+    const server = await startServer(databaseFile);
+    const inUse = await runCli(["restore", snapshot, "--force"], env);
+    expect(inUse).toMatchObject({ code: 1, stdout: "" });
+    expect(inUse.stderr).toMatch(/^plant-store restore: the store at .+plants\.db is in use: stop the server first\n$/);
+    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+  });
+
+  it("restore --force replaces a store that holds plants, and says so", async () => {
+    const { databaseFile, snapshot } = await storeAndSnapshot();
+    const server = await startServer(databaseFile);
+    expect((await post(server, plantBody(2, "Elm"))).status).toBe(200);
+    server.child.kill("SIGKILL");
+    await server.exited;
+    const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^restored 1 plants \(schema 0002_create_writer_probe\) from .+ to .+plants\.db, replacing 2 plants\n$/);
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
+  });
+
+  it("backup refuses a missing store, a file that is not SQLite and a PostgreSQL URL, and leaves no file behind", async () => {
+    const dir = tempDir();
+    const snapshot = join(dir, "snapshot.db");
+    const notSqlite = join(dir, "notes.txt");
+    writeFileSync(notSqlite, "not a database at all");
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ DATABASE_URL: join(dir, "missing.db") }, /^plant-store backup: there is no SQLite store at .+missing\.db\n$/],
+      [{ DATABASE_URL: notSqlite }, /^plant-store backup: .+notes\.txt is not a SQLite database\n$/],
+      [{ DATABASE_URL: "postgres://localhost/plants" }, /^plant-store backup: DATABASE_URL names PostgreSQL: back it up with pg_dump .+\n$/],
+    ];
+    for (const [env, stderr] of cases) {
+      const result = await runCli(["backup", snapshot], env);
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toMatch(stderr);
+    }
+    expect(readdirSync(dir)).toEqual(["notes.txt"]);
+  });
+});
