@@ -1,7 +1,8 @@
-// `pnpm bench [-- --mode compare|quick|prefill|soak|profile|ab|starts|overload] [--flags]`: see bench/README.md.
+// `pnpm bench [-- --mode compare|quick|prefill|soak|profile|ab|starts|overload|backup] [--flags]`: see bench/README.md.
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ab } from "./modes/ab.js";
+import { backup } from "./modes/backup.js";
 import { compare } from "./modes/compare.js";
 import { overload } from "./modes/overload.js";
 import { prefill } from "./modes/prefill.js";
@@ -14,6 +15,7 @@ const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
 const QUICK_OUT = fileURLToPath(new URL("../../results/quick/", import.meta.url));
 const AB_OUT = fileURLToPath(new URL("../../results/ab/", import.meta.url));
 const OVERLOAD_OUT = fileURLToPath(new URL("../../results/overload/", import.meta.url));
+const BACKUP_OUT = fileURLToPath(new URL("../../results/backup/", import.meta.url));
 
 // Defaults per mode: compare is the published benchmark; quick keeps it working in CI in well under a minute.
 const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
@@ -30,6 +32,8 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   starts: { rounds: 10, warmupSeconds: 5, seconds: 10, outDir: DOCS, connections: [50] },
   // Each server's capacity, then 0.5x, 1.5x, 2x and 4x of it under a quarter-core cap (src/modes/overload.ts).
   overload: { rounds: 2, warmupSeconds: 3, seconds: 10, outDir: OVERLOAD_OUT },
+  // Three snapshots by each method, with as long between them without one.
+  backup: { rounds: 3, warmupSeconds: 5, seconds: 5, outDir: BACKUP_OUT },
 };
 
 /** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
@@ -97,7 +101,7 @@ try {
 } catch (error) {
   fail(error);
 }
-const run = { compare, quick: compare, prefill, soak, profile, ab, starts, overload }[options.mode];
+const run = { compare, quick: compare, prefill, soak, profile, ab, starts, overload, backup }[options.mode];
 run(options).then(
   (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
   fail,

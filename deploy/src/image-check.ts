@@ -268,6 +268,12 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const conflict = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Another plant"}', token);
     check(conflict.status === 409, `POST /plants reusing an id with another body answers 409 ${await conflict.text()}`);
 
+    // The sidecar's command, here once into the volume, while the server runs: as the image's user, root read-only.
+    const backedUp = await output(
+      startInContainer(first, info, { env, command: ["dist/cli.js", "backup", `${volumePath}/snapshot.db`], volume: { host: volume, path: volumePath }, readOnlyRoot: true }),
+    );
+    check(backedUp.code === 0 && /^backed up 1 plants, /.test(backedUp.stdout), "dist/cli.js backup snapshots the store while the server runs", `${backedUp.stdout}${backedUp.stderr}`);
+
     server.child.kill("SIGTERM");
     await waitForOutput(server, /readiness is now 503/);
     const draining = await fetch(`${baseUrl}/readyz`);
@@ -290,6 +296,25 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     restarted.server.child.kill("SIGTERM");
     const again = await output(restarted.server);
     check(again.code === 0, "and stops on SIGTERM with exit 0", again.stderr);
+
+    // The volume's store lost: the snapshot restored by the image's user, then served.
+    for (const name of readdirSync(volume)) if (name.startsWith("plants.db")) rmSync(join(volume, name));
+    const restored = await output(
+      startInContainer(second, info, { env, command: ["dist/cli.js", "restore", `${volumePath}/snapshot.db`], volume: { host: volume, path: volumePath }, readOnlyRoot: true }),
+    );
+    const restoredOwner = statSync(join(volume, "plants.db"));
+    check(
+      restored.code === 0 && /^restored 1 plants /.test(restored.stdout) && restoredOwner.uid === owner.uid,
+      "dist/cli.js restore puts the snapshot in place as the store, owned by the image's user",
+      `${restored.stdout}${restored.stderr}`,
+    );
+    const fromSnapshot = await startServer(info, second, { host: volume, path: volumePath });
+    running.push(fromSnapshot.server);
+    const kept = await postPlant(fromSnapshot.baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
+    const afterSnapshot = await postPlant(fromSnapshot.baseUrl, '{"id": 3, "name": "Another Fern"}', token);
+    check(kept.status === 200 && afterSnapshot.status === 200, "the server on the restored store has the plant from before the snapshot, not the one after it");
+    fromSnapshot.server.child.kill("SIGTERM");
+    check((await output(fromSnapshot.server)).code === 0, "and stops on SIGTERM with exit 0");
   } finally {
     for (const process of running) if (process.child.exitCode === null) process.child.kill("SIGKILL");
     await Promise.all(running.map((process) => process.exited));

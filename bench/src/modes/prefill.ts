@@ -19,7 +19,8 @@ function fillDatabase(file: string, rows: number): void {
   }
 }
 
-async function prefilledServer(session: Session, rows: number) {
+/** A Plant Store started on a store already holding ids 1..rows (its file: <session dir>/prefilled/plants.db). */
+export async function prefilledServer(session: Session, rows: number) {
   // The server creates and migrates the file; it is stopped, filled, and started again on it.
   const name = "prefilled";
   const databaseFile = join(session.dir, name, "plants.db");

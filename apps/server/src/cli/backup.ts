@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { constants, setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sqliteFilename } from "../store/open-store.js";
@@ -38,6 +39,8 @@ export const backup: Command = {
     if (storeFile === undefined) {
       throw new CommandError("DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/deploying.md)");
     }
+    // A background copy: where it shares a core with the server, the server's requests come first.
+    setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once("SIGTERM", onSignal).once("SIGINT", onSignal);
