@@ -11,6 +11,7 @@ const ALONE = [
   "test/shutdown-drain.test.ts",
   "test/outage.test.ts",
   "test/tracing.test.ts",
+  "test/backup-restore.test.ts",
 ];
 
 export default defineConfig({
