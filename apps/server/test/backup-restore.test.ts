@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -10,8 +11,8 @@ import { querySqliteFile } from "./support/sqlite-file.js";
 import { TEST_SECRET } from "./support/test-server.js";
 
 // The load: creates offered at a fixed rate, open loop (each sent on time whether or not earlier ones were
-// answered), each with a fresh id. What the server acknowledges at that rate on a quiet host, and its latency
-// during a backup, is the benchmark's business (`pnpm bench -- --mode backup`).
+// answered), each with a fresh id. The creates' latency during a backup is the benchmark's business
+// (`pnpm bench -- --mode backup`).
 const RATE_PER_SECOND = 1_250;
 const TICK_MS = 10;
 // A server slower than the rate on a busy host gets at most this many creates waiting, not an ever longer queue.
@@ -55,8 +56,24 @@ const post = (server: ServerProcess, body: string) =>
     body,
   });
 
+/** POSTs a create on one of `agent`'s keep-alive connections; resolves with the status once the answer is read. */
+function postOn(agent: Agent, server: ServerProcess, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.baseUrl}/plants`, {
+      method: "POST",
+      agent,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    });
+    req.on("response", (res) => res.resume().on("end", () => resolve(res.statusCode!)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /** Creates at RATE_PER_SECOND until stopped; `acknowledged` holds each id whose 200 has arrived, in order. */
 function steadyCreates(server: ServerProcess, firstId: number) {
+  // node:http on a bounded set of keep-alive connections: the cheapest client, so the rate is the server's.
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const acknowledged: number[] = [];
   const failures: string[] = [];
   let nextId = firstId;
@@ -72,12 +89,11 @@ function steadyCreates(server: ServerProcess, firstId: number) {
       }
       const id = nextId++;
       inFlight += 1;
-      post(server, plantBody(id, `plant ${id}`))
-        .then(async (res) => {
-          await res.text();
-          if (res.status === 200) acknowledged.push(id);
+      postOn(agent, server, plantBody(id, `plant ${id}`))
+        .then((status) => {
+          if (status === 200) acknowledged.push(id);
           // 503 is the server shedding load it cannot take (docs/api.md): not acknowledged, not a fault.
-          else if (res.status !== 503) failures.push(`${id}: ${res.status}`);
+          else if (status !== 503) failures.push(`${id}: ${status}`);
         })
         // The server killed under the load: those creates were never acknowledged.
         .catch(() => undefined)
@@ -89,10 +105,11 @@ function steadyCreates(server: ServerProcess, firstId: number) {
   return {
     acknowledged,
     failures,
-    /** Stops sending; returns the creates sent per second over the run. */
+    /** Stops sending; returns the creates acknowledged per second over the run. */
     stop: () => {
       clearInterval(timer);
-      return ((nextId - firstId) * 1000) / (performance.now() - startedAt);
+      agent.destroy();
+      return (acknowledged.length * 1000) / (performance.now() - startedAt);
     },
   };
 }
@@ -150,7 +167,7 @@ describe("backup and restore through real processes", () => {
     expect(statSync(snapshot).size).toBeGreaterThan(4 * 1024 * 1024);
     expect(acknowledgedDuring).toBeGreaterThan(0);
     expect(load.failures).toEqual([]);
-    expect(rate, "creates sent per second over the run").toBeGreaterThanOrEqual(1_000);
+    expect(rate, "creates acknowledged per second over the run").toBeGreaterThanOrEqual(1_000);
     expect(readdirSync(join(dir, "backups"))).toEqual(["plants.db"]);
 
     rmSync(join(dir, "data"), { recursive: true });
