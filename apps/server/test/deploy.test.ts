@@ -95,7 +95,8 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
 
   it("runs with plain node from its own folder and creates a plant", async () => {
     server = await startServerProcess(
-      { JWT_SECRET: SECRET, NODE_ENV: "production", DATABASE_URL: "./data/plants.db" },
+      // No load balancer to wait for, nor fetch's idle connection: the stop below ends at once.
+      { JWT_SECRET: SECRET, NODE_ENV: "production", DATABASE_URL: "./data/plants.db", SHUTDOWN_DELAY_MS: "0", KEEP_ALIVE_TIMEOUT_MS: "1000" },
       { main: join(target, "dist", "main.js"), cwd: target },
     );
     expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);

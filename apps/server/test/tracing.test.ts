@@ -32,7 +32,8 @@ async function receiver(options: { answer?: boolean } = {}): Promise<OtlpReceive
 async function server(env: Record<string, string>): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-tracing-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const started = await startServerProcess({ DATABASE_URL: join(dir, "plants.db"), JWT_SECRET: SECRET, ...env });
+  // KEEP_ALIVE_TIMEOUT_MS: fetch then keeps no idle connection for each graceful stop to wait out.
+  const started = await startServerProcess({ DATABASE_URL: join(dir, "plants.db"), JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT_MS: "1000", ...env });
   cleanups.push(async () => {
     started.child.kill("SIGKILL");
     await started.exited;
@@ -223,7 +224,6 @@ describe("without an OTLP endpoint", () => {
     // Any @opentelemetry package but the API, which prom-client loads for its exemplars whatever we do.
     expect(listing).not.toMatch(/@opentelemetry[+/](?!api(?![\w-]))/);
     expect(untraced.stdout()).not.toContain("trace_id");
-    // Each graceful stop waits for the client's idle keep-alive connection to close (a few seconds).
   }, 30_000);
 });
 

@@ -85,6 +85,8 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
     const server = await startServerWithToken(
       {
         JWT_SECRET: "fast-properties-test-secret-of-32-characters",
+        // fetch then keeps no idle connection for the stop to wait out.
+        KEEP_ALIVE_TIMEOUT_MS: "1000",
         NODE_OPTIONS: `--import ${new URL("../support/report-fast-properties.mjs", import.meta.url).href}`,
       },
       "fast-properties-test",

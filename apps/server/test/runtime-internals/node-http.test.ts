@@ -25,6 +25,8 @@ describe("node:http without undici", () => {
     const server = await startServerWithToken(
       {
         JWT_SECRET: "undici-test-secret-of-at-least-32-characters",
+        // fetch then keeps no idle connection for the stop to wait out.
+        KEEP_ALIVE_TIMEOUT_MS: "1000",
         NODE_OPTIONS: `--import ${new URL("../support/report-undici.mjs", import.meta.url).href}`,
       },
       "undici-test",
