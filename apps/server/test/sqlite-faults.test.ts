@@ -13,6 +13,26 @@ import type { PlantRow } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
+/** The names of this process's threads (Linux keeps the first 15 characters of each). */
+function threadNames(): string[] {
+  return readdirSync("/proc/self/task").flatMap((tid) => {
+    try {
+      return [readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim()];
+    } catch {
+      return []; // the thread ended between the listing and the read
+    }
+  });
+}
+
+/** Blocks the main thread (no event-loop turn) until `condition` holds; fails after 10 s. */
+function blockUntil(condition: () => boolean): void {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still waiting for ${condition}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
+}
+
 /** Why a tiny tmpfs cannot be mounted here (mounting needs root or CAP_SYS_ADMIN), or undefined when it can. */
 function tmpfsUnavailableReason(): string | undefined {
   const probe = mkdtempSync(join(tmpdir(), "plant-store-mount-probe-"));
@@ -226,11 +246,14 @@ describe("opening the store", () => {
     expect(error).toMatchObject({ code: "SQLITE_NOTADB", message: "file is not a database" });
   });
 
-  it("opens when the migration thread's message and its exit reach a busy main thread together", async () => {
+  // Linux lists the process's threads by name in /proc: the busy main thread watches the migration thread there.
+  it.skipIf(!existsSync("/proc/self/task"))("opens when the migration thread's message and its exit reach a busy main thread together", async () => {
     const opening = SqlitePlantStore.open(join(scratchDir(), "plants.db"));
     // The thread has started; the main thread stays busy until it has migrated, posted and ended, so Node drains
     // its message and emits its 'exit' in one go. A store waiting for 'exit' only after the message never opened.
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_000);
+    const migrating = () => threadNames().includes("sqlite-migratio");
+    blockUntil(migrating);
+    blockUntil(() => !migrating());
     const store = await opening;
     cleanups.push(() => store.close());
     await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
@@ -240,9 +263,8 @@ describe("opening the store", () => {
   it.skipIf(!existsSync("/proc/self/task"))("runs the writer on an OS thread named after it, so top -H and /proc show its CPU apart", async () => {
     const store = await SqlitePlantStore.open(join(scratchDir(), "plants.db"));
     cleanups.push(() => store.close());
-    const threadNames = readdirSync("/proc/self/task").map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
     // Linux keeps the first 15 characters of "sqlite-writer-thread".
-    expect(threadNames).toContain("sqlite-writer-t");
+    expect(threadNames()).toContain("sqlite-writer-t");
   });
 
   it("migrates a new file once, and opens a migrated one again without changing it", async () => {
