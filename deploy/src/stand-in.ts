@@ -17,9 +17,9 @@ const BUNDLED_NPM: Record<string, { npm: string; npmIntegrity: string }> = {
     npm: "11.19.0",
     npmIntegrity: "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==",
   },
-  "26.10.0": {
-    npm: "11.19.1",
-    npmIntegrity: "sha512-ztsxKxt/kkIaAs+2i0GU6I+DRmUdrNasxTZKJe9TCdSjKxlhah/4r/hl5ygMD6XAg1qZ9c2TNomR4qgOydp10g==",
+  "26.12.1": {
+    npm: "11.20.0",
+    npmIntegrity: "sha512-dF3EDFwbYN+N5RUip+ZYDe0NeURK5BgqKOcvT1iNtUYhTMTl0FwWhBuXrS7KtXyduqyTMS5aaQaregnHDAxNgw==",
   },
 };
 
