@@ -14,6 +14,7 @@ import { PlantStoreApiError } from "./errors.js";
 import { createFetcher, type FetchFunction } from "./fetcher.js";
 import { type Int64Lenient, int64Fields, toInt64Fields } from "./int64-body.js";
 import type { CallOptions, PlantStoreClientOptions } from "./options.js";
+import { RetryBudget } from "./retry-budget.js";
 import { withBigIntSafeJson } from "./serialize-body.js";
 import { createTokenSource } from "./token-source.js";
 
@@ -85,7 +86,7 @@ function requestArgs(route: AppRoute, input: unknown): Record<string, unknown> {
 /**
  * Builds a client for any ts-rest contract: each route becomes a method with its declared responses and an
  * `…OrThrow` variant, every call sharing the conveniences (lossless int64 bodies, a fresh token per attempt,
- * one refresh after a 401, retries of network errors, 429 and 503, and a deadline per call).
+ * one refresh after a 401, retries of network errors, 429 and 503 within one retry budget, and a deadline per call).
  */
 export function createContractClient<T extends AppRouter>(contract: T, options: PlantStoreClientOptions): ContractClient<T> {
   const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -98,7 +99,7 @@ export function createContractClient<T extends AppRouter>(contract: T, options: 
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     baseHeaders: {},
     throwOnUnknownStatus: true,
-    api: createFetcher(fetchFn, createTokenSource(options), policy),
+    api: createFetcher(fetchFn, createTokenSource(options), policy, new RetryBudget(options.retryBudget)),
   }) as unknown as Record<string, unknown>;
 
   const methodFor = (route: AppRoute, call: TsRestCall): AnyMethod => {

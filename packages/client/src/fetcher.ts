@@ -1,4 +1,5 @@
 import type { ApiFetcher } from "@ts-rest/core";
+import type { RetryBudget } from "./retry-budget.js";
 import { backoffDelay, isRetriedStatus, type RetryPolicy, retryAfterMs, wait } from "./retry-policy.js";
 import { serializeBody } from "./serialize-body.js";
 import type { TokenSource } from "./token-source.js";
@@ -25,9 +26,10 @@ function discard(response: Response): void {
 
 /**
  * A ts-rest fetcher that sends the body losslessly with a fresh bearer token per attempt, refreshes the
- * token once after a 401, and retries network errors, 429 and 503 with backoff or the server's Retry-After.
+ * token once after a 401, and retries network errors, 429 and 503 with backoff or the server's Retry-After,
+ * each retry taken from the client's budget (the refresh after a 401 is not a retry).
  */
-export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, policy: RetryPolicy): ApiFetcher {
+export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, policy: RetryPolicy, budget: RetryBudget): ApiFetcher {
   return async ({ path, method, headers, rawBody, fetchOptions }) => {
     // The client always passes the call's deadline signal.
     const signal = fetchOptions?.signal as AbortSignal;
@@ -35,6 +37,7 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
     let retriesDone = 0;
     let refreshedToken: string | undefined;
     let refreshed = false;
+    budget.recordCall();
 
     for (;;) {
       const token = refreshedToken ?? (await tokens.current());
@@ -50,7 +53,7 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
       } catch (error) {
         // An abort (the caller's or the timeout) is final; anything else is a network failure.
         if (signal.aborted) throw signal.reason;
-        if (retriesDone >= policy.retries) throw error;
+        if (retriesDone >= policy.retries || !budget.tryRetry()) throw error;
         await wait(backoffDelay(policy, retriesDone++), signal);
         continue;
       }
@@ -67,7 +70,7 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
 
       if (isRetriedStatus(response.status) && retriesDone < policy.retries) {
         const delay = retryAfterMs(response.headers.get("retry-after")) ?? backoffDelay(policy, retriesDone);
-        if (delay <= policy.maxRetryDelayMs) {
+        if (delay <= policy.maxRetryDelayMs && budget.tryRetry()) {
           discard(response);
           retriesDone++;
           await wait(delay, signal);

@@ -1,4 +1,5 @@
 import type { FetchFunction } from "./fetcher.js";
+import type { RetryBudgetOptions } from "./retry-budget.js";
 
 /** What `getToken` is told: `forceRefresh` is true once, after the server answered 401 to the last token. */
 export interface TokenRequest {
@@ -31,6 +32,11 @@ export interface PlantStoreClientOptions {
    * and the 429/503 is reported. Default 10000.
    */
   maxRetryDelayMs?: number;
+  /**
+   * Caps the client's retries at a share of its recent calls (default: 0.1 of the calls of the last 10 s, plus
+   * 1 per second); past it a 429, 503 or network error is reported at once.
+   */
+  retryBudget?: RetryBudgetOptions;
   /** The fetch to use; defaults to the global fetch of Node or the browser. */
   fetch?: FetchFunction;
 }

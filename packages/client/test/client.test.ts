@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { errorSchemas, PlantSchema, plantStoreContract } from "@plant-store/contract";
 import { initContract } from "@ts-rest/core";
 import { createContractClient } from "../src/contract-client.js";
-import { createPlantStoreClient, ErrorCode, PlantStoreApiError, PlantStoreTimeoutError } from "../src/index.js";
+import { createPlantStoreClient, ErrorCode, PlantStoreApiError, type PlantStoreClientOptions, PlantStoreTimeoutError } from "../src/index.js";
+import { createFakePlantStore } from "../src/testing/index.js";
 
 interface Received {
   method: string;
@@ -26,9 +27,11 @@ let server: Server;
 let baseUrl: string;
 let received: Received[];
 let script: Answer[];
+let onReceived: (() => void) | undefined;
 beforeEach(async () => {
   received = [];
   script = [];
+  onReceived = undefined;
   server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => {
@@ -37,12 +40,14 @@ beforeEach(async () => {
     req.on("end", () => {
       received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
       (script.shift() ?? ok)(res);
+      onReceived?.();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterEach(async () => {
+  vi.useRealTimers();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -185,13 +190,25 @@ describe("token refresh", () => {
 
   it("concurrent calls that all get 401 share one refresh", async () => {
     script.push(status(401), status(401), status(401));
+    // The refresh ends only after all three 401s have reached the client (and a macrotask later, after each
+    // call has asked for its refresh).
+    let unauthorized = 0;
+    let allUnauthorized: () => void = () => undefined;
+    const threeUnauthorized = new Promise<void>((resolve) => {
+      allUnauthorized = resolve;
+    });
     let refreshes = 0;
     const client = createPlantStoreClient({
       baseUrl,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (response.status === 401 && ++unauthorized === 3) setImmediate(allUnauthorized);
+        return response;
+      },
       getToken: async ({ forceRefresh }) => {
         if (!forceRefresh) return "stale";
         refreshes++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await threeUnauthorized;
         return "fresh";
       },
     });
@@ -216,14 +233,6 @@ describe("retries", () => {
     expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(200);
     expect(received.map((r) => r.headers.authorization)).toEqual(["Bearer t1", "Bearer t2", "Bearer t3"]);
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
-  });
-
-  it("waits at least the Retry-After seconds before the retry", async () => {
-    script.push(status(503, { "retry-after": "1" }));
-    const client = createPlantStoreClient({ baseUrl, token: "abc" });
-    const started = performance.now();
-    await client.plants.create({ id: 1, name: "a" });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
   });
 
   it("gives up after `retries` and returns the last 503 (createOrThrow rejects with it)", async () => {
@@ -271,34 +280,99 @@ describe("retries", () => {
   });
 });
 
-describe("timeouts and abort", () => {
+/** A client of the fetch fake; `answered` settles once the fake has answered the first request. */
+function clientOfFake(options: Partial<PlantStoreClientOptions> = {}) {
+  const fake = createFakePlantStore();
+  const sent = { requests: 0 };
+  let firstAnswered: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => {
+    firstAnswered = resolve;
+  });
+  const client = createPlantStoreClient({
+    baseUrl: "https://plants.test",
+    token: "abc",
+    ...options,
+    fetch: async (input, init) => {
+      sent.requests++;
+      try {
+        return await fake.fetch(input, init);
+      } finally {
+        firstAnswered();
+      }
+    },
+  });
+  return { fake, client, sent, answered };
+}
+
+// Waits and deadlines on a fake clock: each test moves it and checks what happened by then.
+describe("waits and timeouts", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+
+  it("waits the Retry-After seconds before the retry, and no longer", async () => {
+    const { fake, client, sent, answered } = clientOfFake();
+    fake.failNext(1, { status: 503, retryAfterSeconds: 2 });
+    const call = client.plants.create({ id: 1, name: "a" });
+    await answered;
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(sent.requests).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await call).status).toBe(200);
+    expect(sent.requests).toBe(2);
+  });
+
+  it("without Retry-After, backs off between half and all of retryDelayMs", async () => {
+    const { fake, client, sent, answered } = clientOfFake({ retryDelayMs: 400 });
+    fake.failNext(1, { disconnect: true });
+    const call = client.plants.create({ id: 1, name: "a" });
+    await answered;
+    await vi.advanceTimersByTimeAsync(199);
+    expect(sent.requests).toBe(1);
+    await vi.advanceTimersByTimeAsync(201);
+    expect((await call).status).toBe(200);
+    expect(sent.requests).toBe(2);
+  });
+
   it("rejects with PlantStoreTimeoutError when the server does not answer within timeoutMs", async () => {
-    script.push(never);
-    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 100 });
-    const error = await client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
+    const { fake, client } = clientOfFake({ timeoutMs: 100 });
+    fake.failNext(1, { delayMs: 60_000 });
+    const outcome = client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(100);
+    const error = await outcome;
     expect(error).toBeInstanceOf(PlantStoreTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 100 });
   });
 
   it("the timeout also cuts a retry wait short", async () => {
-    script.push(status(503, { "retry-after": "5" }));
-    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 100 });
-    await expect(client.plants.create({ id: 1, name: "a" })).rejects.toBeInstanceOf(PlantStoreTimeoutError);
-    expect(received).toHaveLength(1);
+    const { fake, client, sent, answered } = clientOfFake({ timeoutMs: 100 });
+    fake.failNext(1, { status: 503, retryAfterSeconds: 5 });
+    const outcome = client.plants.create({ id: 1, name: "a" }).catch((e: unknown) => e);
+    await answered;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await outcome).toBeInstanceOf(PlantStoreTimeoutError);
+    expect(sent.requests).toBe(1);
   });
 
   it("a per-call timeoutMs overrides the client's", async () => {
-    script.push(never);
-    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 60_000 });
-    await expect(client.plants.create({ id: 1, name: "a" }, { timeoutMs: 50 })).rejects.toMatchObject({ timeoutMs: 50 });
+    const { fake, client } = clientOfFake({ timeoutMs: 60_000 });
+    fake.failNext(1, { delayMs: 60_000 });
+    const outcome = client.plants.create({ id: 1, name: "a" }, { timeoutMs: 50 }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(await outcome).toMatchObject({ name: "PlantStoreTimeoutError", timeoutMs: 50 });
   });
+});
 
-  it("rejects with the signal's reason when the caller aborts", async () => {
+describe("abort", () => {
+  it("rejects with the signal's reason when the caller aborts a request in flight", async () => {
     script.push(never);
+    const arrived = new Promise<void>((resolve) => {
+      onReceived = resolve;
+    });
     const client = createPlantStoreClient({ baseUrl, token: "abc" });
     const controller = new AbortController();
     const call = client.plants.create({ id: 1, name: "a" }, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await arrived;
     controller.abort(new Error("user left"));
     await expect(call).rejects.toThrow("user left");
   });

@@ -105,6 +105,7 @@ describe.each(tested)("$name", (transport) => {
       expect(store.plants.size).toBe(0);
     });
 
+    // A real clock here: the HTTP fake's late answer is a real socket's, which a fake clock would not reach.
     it("a late answer runs into the client's timeout", async () => {
       const store = await start();
       store.failNext(1, { delayMs: 2_000 });
