@@ -15,9 +15,10 @@ const DEFAULTS = { ratio: 0.1, minPerSecond: 1, windowMs: 10_000 } as const;
 // The window moves in tenths: a call or a retry stops counting 0.9 to 1 window after it happened.
 const SLOTS = 10;
 
-function checked(name: keyof RetryBudgetOptions, value: number, min: number, max: number): number {
+function checked(name: keyof RetryBudgetOptions, value: number, min: number, max = Number.MAX_VALUE): number {
   if (value >= min && value <= max) return value;
-  throw new RangeError(`retryBudget.${name} must be from ${min} to ${max}, got ${value}`);
+  const range = max === Number.MAX_VALUE ? `at least ${min}` : `from ${min} to ${max}`;
+  throw new RangeError(`retryBudget.${name} must be ${range}, got ${value}`);
 }
 
 /**
@@ -29,18 +30,17 @@ export class RetryBudget {
   readonly #ratio: number;
   readonly #floor: number;
   readonly #slotMs: number;
-  readonly #now: () => number;
   readonly #calls = new Array<number>(SLOTS).fill(0);
   readonly #retries = new Array<number>(SLOTS).fill(0);
   #slot: number;
 
-  constructor(options: RetryBudgetOptions = {}, now: () => number = () => performance.now()) {
-    this.#ratio = checked("ratio", options.ratio ?? DEFAULTS.ratio, 0, Number.MAX_VALUE);
+  /** Checks the options (a RangeError names a bad one) and starts with an empty window. */
+  constructor(options: RetryBudgetOptions = {}) {
+    this.#ratio = checked("ratio", options.ratio ?? DEFAULTS.ratio, 0);
     const windowMs = checked("windowMs", options.windowMs ?? DEFAULTS.windowMs, 1000, 60_000);
-    this.#floor = (checked("minPerSecond", options.minPerSecond ?? DEFAULTS.minPerSecond, 0, Number.MAX_VALUE) * windowMs) / 1000;
+    this.#floor = (checked("minPerSecond", options.minPerSecond ?? DEFAULTS.minPerSecond, 0) * windowMs) / 1000;
     this.#slotMs = windowMs / SLOTS;
-    this.#now = now;
-    this.#slot = Math.floor(now() / this.#slotMs);
+    this.#slot = Math.floor(performance.now() / this.#slotMs);
   }
 
   /** Counts a call (its first attempt). */
@@ -59,7 +59,8 @@ export class RetryBudget {
 
   // Empties the slots the clock has moved past and returns the current slot's index.
   #advance(): number {
-    const slot = Math.floor(this.#now() / this.#slotMs);
+    // performance.now: monotonic, so a wall-clock step neither empties nor freezes the window.
+    const slot = Math.floor(performance.now() / this.#slotMs);
     for (let next = Math.max(this.#slot + 1, slot - SLOTS + 1); next <= slot; next++) {
       this.#calls[next % SLOTS] = 0;
       this.#retries[next % SLOTS] = 0;

@@ -82,8 +82,8 @@ describe("the retry budget", () => {
   });
 
   it.each([
-    [{ ratio: -0.1 }, /retryBudget.ratio/],
-    [{ minPerSecond: Number.NaN }, /retryBudget.minPerSecond/],
+    [{ ratio: -0.1 }, /retryBudget.ratio must be at least 0, got -0.1/],
+    [{ minPerSecond: Number.NaN }, /retryBudget.minPerSecond must be at least 0, got NaN/],
     [{ windowMs: 500 }, /retryBudget.windowMs must be from 1000 to 60000, got 500/],
   ])("refuses %o with a RangeError naming the option", (retryBudget, message) => {
     expect(() => createPlantStoreClient({ baseUrl: "https://plants.test", token: "t", retryBudget })).toThrow(message);
