@@ -32,10 +32,7 @@ export interface PlantStoreClientOptions {
    * and the 429/503 is reported. Default 10000.
    */
   maxRetryDelayMs?: number;
-  /**
-   * Caps the client's retries at a share of its recent calls (default: 0.1 of the calls of the last 10 s, plus
-   * 1 per second); past it a 429, 503 or network error is reported at once.
-   */
+  /** Caps all retries at a share of recent calls (default 0.1 per call of the last 10 s, plus 1 per second); past it the failure is reported at once. */
   retryBudget?: RetryBudgetOptions;
   /** The fetch to use; defaults to the global fetch of Node or the browser. */
   fetch?: FetchFunction;

@@ -1,7 +1,5 @@
-/**
- * How many retries a client may send: at most a share of its recent calls, plus a small floor so a client
- * that makes few calls can still retry (Finagle's RetryBudget; gRPC's retry throttling keeps a ratio too).
- */
+// Finagle's RetryBudget is the model (gRPC's retry throttling and the SRE book's per-client budget keep a ratio too).
+/** How many retries a client may send: a share of its recent calls, plus a floor so a quiet client can still retry. */
 export interface RetryBudgetOptions {
   /** Retries allowed per call made in the last `windowMs`: 0.1 is one retry per ten calls. Default 0.1. */
   ratio?: number;
