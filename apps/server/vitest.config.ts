@@ -12,6 +12,7 @@ const ALONE = [
   "test/outage.test.ts",
   "test/tracing.test.ts",
   "test/backup-restore.test.ts",
+  "test/client-retry-budget.test.ts",
 ];
 
 export default defineConfig({

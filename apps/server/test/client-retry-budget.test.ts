@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CreatePlantResult, createPlantStoreClient, ErrorCode, type RetryBudgetOptions } from "@plant-store/client";
+import { describe, expect, it } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { capCpu } from "./support/cpu-cap.js";
+import { startServerProcess } from "./support/server-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
+
+const SECRET = "retry-budget-test-secret-of-32-characters";
+// A fleet of clients, each with its own budget, keeps 500 calls in flight against the built server held to a tenth
+// of a core (uncapped where the machine has no writable cgroup v1 cpu controller), far more than it serves in time.
+// The fleet goes on until the server has shed twice what the budgets allow retrying, or for 30 s at most. A window
+// longer than that makes each budget one bound over the whole run: floor + ratio x the client's calls.
+// Real time: the server's Retry-After (1 s) is waited out.
+const CPU_CORES = 0.1;
+const CLIENTS = 10;
+const IN_FLIGHT_PER_CLIENT = 50;
+const RUN_MS = 30_000;
+const BUDGET = { ratio: 0.05, minPerSecond: 1 / 60, windowMs: 60_000 } satisfies RetryBudgetOptions;
+const FLOOR = (BUDGET.minPerSecond * BUDGET.windowMs) / 1000;
+
+/** What one client of the fleet did. */
+interface ClientRun {
+  results: CreatePlantResult[];
+  /** Requests it sent: its calls plus its retries. */
+  requests: number;
+  /** 503s it was answered, retried or not. */
+  shed: number;
+}
+
+/** Retries the fleet's budgets allow for these runs. */
+const allowedRetries = (runs: ClientRun[]) => runs.reduce((sum, run) => sum + FLOOR + BUDGET.ratio * run.results.length, 0);
+
+/** The fleet: each client's calls in `IN_FLIGHT_PER_CLIENT` lanes, each request counted, until `done()`. */
+async function runFleet(baseUrl: string): Promise<ClientRun[]> {
+  const runs: ClientRun[] = Array.from({ length: CLIENTS }, () => ({ results: [], requests: 0, shed: 0 }));
+  const deadline = performance.now() + RUN_MS;
+  const done = () => runs.reduce((sum, run) => sum + run.shed, 0) > 2 * allowedRetries(runs) || performance.now() > deadline;
+  let nextId = 1;
+  const client = (run: ClientRun, index: number) => {
+    const plants = createPlantStoreClient({
+      baseUrl,
+      token: signToken({ secret: SECRET, subject: `client-${index}` }),
+      retries: 2,
+      retryBudget: BUDGET,
+      fetch: async (input, init) => {
+        run.requests++;
+        const response = await fetch(input, init);
+        if (response.status === 503) run.shed++;
+        return response;
+      },
+    }).plants;
+    const lane = async () => {
+      while (!done()) {
+        const id = nextId++;
+        run.results.push(await plants.create({ id, name: `Plant ${id}` }));
+      }
+    };
+    return Promise.all(Array.from({ length: IN_FLIGHT_PER_CLIENT }, lane));
+  };
+  await Promise.all(runs.map(client));
+  return runs;
+}
+
+describe("a client fleet against the built server under overload", () => {
+  it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-retry-budget-"));
+    const databaseFile = join(dir, "plants.db");
+    const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET }, { keepOutputChars: 64 * 1024 });
+    const cap = capCpu(server.child.pid!, CPU_CORES);
+    try {
+      const runs = await runFleet(server.baseUrl);
+      const results = runs.flatMap((run) => run.results);
+      const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+      const shed = runs.reduce((sum, run) => sum + run.shed, 0);
+      const retries = requests - results.length;
+      const allowed = allowedRetries(runs);
+
+      // The server shed more requests than the budgets allow retrying (`retries: 2` alone would retry each).
+      expect(shed, `the server shed ${shed} of ${requests} requests: too few to test a budget of ${allowed} retries`).toBeGreaterThan(allowed);
+      // Each client's retries stayed within its own budget, and so the fleet's did...
+      for (const run of runs) expect(run.requests - run.results.length).toBeLessThanOrEqual(FLOOR + BUDGET.ratio * run.results.length);
+      expect(retries).toBeLessThanOrEqual(allowed);
+      // ...and every 503 not retried was its call's result, typed: 503 Overloaded; every other call stored its plant.
+      const refused = results.filter((result) => result.status === 503);
+      expect(refused.length).toBe(shed - retries);
+      for (const result of refused) expect(result.body).toMatchObject({ error: ErrorCode.Overloaded });
+      expect(results.filter((result) => result.status !== 200 && result.status !== 503)).toEqual([]);
+      const stored = querySqliteFile(databaseFile, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n);
+      expect(stored).toBe(BigInt(results.length - refused.length));
+    } finally {
+      await server.kill9();
+      cap?.release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
