@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.js";
 import { backup } from "./cli/backup.js";
-import type { Command, CommandOption } from "./cli/command.js";
+import { type Command, type CommandOption, oneLine } from "./cli/command.js";
 import { issueToken } from "./cli/issue-token.js";
 import { restore } from "./cli/restore.js";
 
@@ -78,7 +78,7 @@ run(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Every failure is one line: the command's own errors, a bad flag, a bad environment, a failing file system.
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
+    const message = oneLine(error);
     const where = process.argv[2] && COMMANDS.some((command) => command.name === process.argv[2]) ? ` ${process.argv[2]}` : "";
     process.stderr.write(`plant-store${where}: ${message}\n`);
     process.exitCode = 1;

@@ -220,6 +220,15 @@ describe("backup and restore through real processes", () => {
       expect(querySqliteFile(join(backups, name), (db) => db.prepare("SELECT name FROM plants").all())).toEqual([{ name: "Fern" }]);
     }
   });
+
+  it("scheduled: a failed snapshot is reported on one line and tried again at the next turn", async () => {
+    const dir = tempDir();
+    const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.01"], { DATABASE_URL: join(dir, "missing.db") });
+    await scheduled.waitForStderr(/(^backup failed: there is no SQLite store at .+missing\.db; next try at \d{4}-[\d-]+T[\d:.]+Z\n){2}/m);
+    scheduled.child.kill("SIGTERM");
+    expect(await scheduled.exited).toBe(0);
+    expect(readdirSync(join(dir, "backups"))).toEqual([]);
+  });
 });
 
 describe("bad input: one line on stderr, exit 1, nothing changed", () => {

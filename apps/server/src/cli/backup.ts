@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sqliteFilename } from "../store/open-store.js";
 import { type Snapshot, writeSnapshot } from "../store/sqlite/sqlite-snapshot.js";
-import { type Command, CommandError, onePositional, positiveNumber } from "./command.js";
+import { type Command, CommandError, onePositional, oneLine, positiveNumber } from "./command.js";
 import { formatBytes, progressLine } from "./progress.js";
 
 const DEFAULT_EVERY_MINUTES = 60;
@@ -96,8 +96,7 @@ async function backUpEvery(storeFile: string, dir: string, everyMs: number, keep
       process.stdout.write(`${describe(snapshot, destination)}${removed > 0 ? `; ${removed} older removed` : ""}\n`);
     } catch (error) {
       if (signal.aborted) break;
-      const message = error instanceof Error ? error.message : String(error);
-      process.stderr.write(`backup failed: ${message.replace(/\s*\n\s*/g, " ")}; next try at ${new Date(next).toISOString()}\n`);
+      process.stderr.write(`backup failed: ${oneLine(error)}; next try at ${new Date(next).toISOString()}\n`);
     }
     await sleep(Math.max(0, next - Date.now()), undefined, { signal }).catch(() => {});
   }

@@ -34,6 +34,11 @@ export class CommandError extends Error {
   override name = "CommandError";
 }
 
+/** An error's message on one line, as a command prints it. */
+export function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
+}
+
 /** A positive number from option `name`, or `fallback` when it is not given. */
 export function positiveNumber(args: CommandArgs, name: string, fallback: number, { integer = false } = {}): number {
   const raw = args.values[name];

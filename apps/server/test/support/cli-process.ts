@@ -24,6 +24,8 @@ export interface CliProcess {
   stderr: () => string;
   /** Resolves with the first match of `pattern` in stdout, waiting up to 20 s for it to be printed. */
   waitForStdout: (pattern: RegExp) => Promise<RegExpExecArray>;
+  /** The same for stderr. */
+  waitForStderr: (pattern: RegExp) => Promise<RegExpExecArray>;
   /** Resolves with the exit code once all its output has been read. */
   exited: Promise<number | null>;
 }
@@ -40,14 +42,21 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
     err += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  const waitForStdout = async (pattern: RegExp) => {
+  const waitFor = async (pattern: RegExp, text: () => string) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const found = pattern.exec(out);
+      const found = pattern.exec(text());
       if (found) return found;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`stdout never matched ${pattern}:\n${out}\n${err}`);
       await new Promise((wake) => setTimeout(wake, 50));
     }
   };
-  return { child, stdout: () => out, stderr: () => err, waitForStdout, exited };
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitForStdout: (pattern) => waitFor(pattern, () => out),
+    waitForStderr: (pattern) => waitFor(pattern, () => err),
+    exited,
+  };
 }
