@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
@@ -28,23 +29,37 @@ interface StoreKind {
 
 function sqliteKind(): StoreKind {
   let dir = "";
+  let file = "";
   let store: SqlitePlantStore | undefined;
   return {
-    async setUp() {},
-    async fresh() {
+    // One store (and its threads) for the file, emptied before each test as the PostgreSQL one is.
+    async setUp() {
       dir = mkdtempSync(join(tmpdir(), "plant-store-conformance-"));
-      const file = join(dir, "plants.db");
+      file = join(dir, "plants.db");
       store = await SqlitePlantStore.open(file);
+    },
+    async fresh() {
+      emptySqliteFile(file);
       const rows = async () =>
         querySqliteFile(file, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as unknown as PlantRow[]);
-      return { store, rows };
+      return { store: store!, rows };
     },
-    async release() {
+    async release() {},
+    async tearDown() {
       await store?.close();
       rmSync(dir, { recursive: true, force: true });
     },
-    async tearDown() {},
   };
+}
+
+/** Deletes every plant through a second connection, as the WAL allows while the store's writer has the file open. */
+function emptySqliteFile(file: string): void {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec("PRAGMA busy_timeout = 5000; DELETE FROM plants");
+  } finally {
+    db.close();
+  }
 }
 
 function memoryKind(): StoreKind {
