@@ -25,7 +25,7 @@ export function removeDatabaseFiles(path: string): void {
 }
 
 /** Flushes a file, or a folder's entries (after a rename into it), to the disk. */
-export function fsyncPath(path: string): void {
+function fsyncPath(path: string): void {
   const fd = openSync(path, "r");
   try {
     fsyncSync(fd);

@@ -1,6 +1,6 @@
-import { closeSync, existsSync, fdatasyncSync, openSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, openSync, statSync } from "node:fs";
 import { backup, DatabaseSync } from "node:sqlite";
-import { hasSqliteHeader, renameDurably, sidecarFiles } from "./sqlite-files.js";
+import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "./sqlite-files.js";
 
 /** Pages copied per step of the backup (1 MiB of 4 KiB pages): the progress callback runs between two steps. */
 const PAGES_PER_STEP = 256;
@@ -63,7 +63,7 @@ export async function writeSnapshot(
     renameDurably(partial, destination);
     return { plants, bytes: statSync(destination).size, milliseconds: performance.now() - started };
   } catch (error) {
-    for (const file of [partial, ...sidecarFiles(partial)]) rmSync(file, { force: true });
+    removeDatabaseFiles(partial);
     throw error;
   } finally {
     if (partialFd !== undefined) closeSync(partialFd);
