@@ -1,6 +1,6 @@
 /** How a mode runs; every field has a default and a `--flag` in run.ts. */
 export interface BenchOptions {
-  mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab" | "starts" | "overload" | "backup";
+  mode: "compare" | "quick" | "prefill" | "soak" | "profile" | "ab" | "starts" | "overload" | "backup" | "copy-store";
   connections: number[];
   /** compare: which servers (all six by default; the floor (2) is always included, ratios need it). */
   servers: string[];
@@ -18,7 +18,7 @@ export interface BenchOptions {
   notes: string[];
   /** The command line that produced the report, printed in it for reruns. */
   command: string;
-  /** prefill, backup: plants stored before measuring. */
+  /** prefill, backup: plants stored before measuring; copy-store: plants copied. */
   rows: number;
   /** soak, backup: fixed request rate; soak: total duration. */
   rate: number;

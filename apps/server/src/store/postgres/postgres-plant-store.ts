@@ -23,7 +23,7 @@ export interface PostgresStoreOptions {
 
 const INT8_OID = 20;
 // int8 columns arrive as bigint, never as a rounded number or a string.
-const int8AsBigint: pg.CustomTypesConfig = {
+export const int8AsBigint: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
@@ -63,7 +63,7 @@ export class PostgresPlantStore implements PlantStore {
 
   /** Migrates the database (one instance at a time, under an advisory lock) and opens the pool. */
   static async open(options: PostgresStoreOptions): Promise<PostgresPlantStore> {
-    await migrate(options);
+    await migratePostgres(options);
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize,
@@ -126,7 +126,10 @@ export class PostgresPlantStore implements PlantStore {
   }
 }
 
-async function migrate(options: PostgresStoreOptions): Promise<void> {
+/** Applies this build's migrations to the database (also what copy-store runs on its target). */
+export async function migratePostgres(
+  options: Pick<PostgresStoreOptions, "connectionString" | "connectTimeoutMs" | "logger">,
+): Promise<void> {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: 1,

@@ -1,0 +1,214 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { INT64_MAX, INT64_MIN } from "@plant-store/contract";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { createLogger } from "../src/logger.js";
+import { migratePostgres } from "../src/store/postgres/postgres-plant-store.js";
+import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
+import { startServerProcess } from "./support/server-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
+import { fillSqliteStore, type StoredPlant } from "./support/sqlite-store-fill.js";
+import { TEST_SECRET } from "./support/test-server.js";
+
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const PLANTS = 100_000;
+
+// The ids an int64 store gets wrong first: both ends, around zero, and where a double stops being exact.
+const EDGE_IDS = [
+  INT64_MIN,
+  INT64_MIN + 1n,
+  -(2n ** 53n) - 1n,
+  -(2n ** 53n),
+  -1n,
+  0n,
+  1n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 62n,
+  INT64_MAX - 1n,
+  INT64_MAX,
+];
+// Text that an encoding, a length prefix or a NULL-vs-empty mix-up would change.
+const EDGE_TEXTS = ["", " ", "🌱 sprout", "日本の松", "e\u0301 combining", "quote \" and \\ backslash", "tab\tnew\nline", "x".repeat(2_000)];
+
+/** The edge cases, then ids spread over the whole int64 range (i times an odd constant mod 2^64 never repeats). */
+function* sourcePlants(): Generator<StoredPlant> {
+  const seen = new Set<bigint>();
+  let n = 0;
+  for (const id of EDGE_IDS) {
+    seen.add(id);
+    yield { id, name: EDGE_TEXTS[n % EDGE_TEXTS.length]!, tag: n % 3 === 0 ? null : EDGE_TEXTS[(n + 3) % EDGE_TEXTS.length]! };
+    n++;
+  }
+  for (let i = 1n; n < PLANTS; i++) {
+    const id = BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n);
+    if (seen.has(id)) continue;
+    yield { id, name: `plant ${i}`, tag: n % 4 === 0 ? null : n % 4 === 1 ? "" : `tag ${n % 97}` };
+    n++;
+  }
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node dist/cli.js <args>` with DATABASE_URL as given; `killWhen` sends SIGKILL once stderr matches it. */
+function runCli(args: string[], databaseUrl: string, killWhen?: RegExp): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+    if (killWhen?.test(stderr)) child.kill("SIGKILL");
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQL", () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-copy-"));
+  const source = join(dir, "plants.db");
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    const started = performance.now();
+    await fillSqliteStore(source, sourcePlants());
+    console.info(`copy-store: ${PLANTS} plants written to SQLite in ${Math.round(performance.now() - started)} ms`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await database.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+  });
+  afterAll(() => database?.drop());
+
+  it("copies 100,000 plants exactly, edge-case ids and tags too; the server on PostgreSQL then answers each sampled plant's replay 200 and another body 409", async () => {
+    const started = performance.now();
+    const run = await runCli(["copy-store", "--to", database.url], source);
+    console.info(`copy-store: ${PLANTS} plants copied in ${Math.round(performance.now() - started)} ms`);
+
+    expect(run.stderr).toMatch(/^100% 100,000\/100,000 plants, /m);
+    expect(run.stdout).toMatch(/^copied 100000, already there 0, conflicts 0 in /m);
+    const [, sourceSum] = /^source: 100000 plants, checksum ([0-9a-f]{16})$/m.exec(run.stdout) ?? [];
+    expect(run.stdout).toContain(`target: 100000 plants, checksum ${sourceSum}\n`);
+    expect(run.stdout).toMatch(/^verified: both sides hold the same plants$/m);
+    expect(run.code).toBe(0);
+
+    // Row by row, not only the command's own checksum.
+    const expected = querySqliteFile(source, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all());
+    const copied = await database.rows();
+    expect(copied.length).toBe(PLANTS);
+    expect(copied.filter((row, i) => JSON.stringify(row, bigintText) !== JSON.stringify(expected[i], bigintText))).toEqual([]);
+
+    const server = await startServerProcess({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET });
+    try {
+      const token = signToken({ secret: TEST_SECRET });
+      const post = async (body: string) => {
+        const res = await fetch(`${server.baseUrl}/plants`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body,
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const sampled = [...sourcePlants()].filter((_, i) => i < EDGE_IDS.length || i % 1_000 === 0);
+      for (const plant of sampled) {
+        const tag = plant.tag === null ? "" : `, "tag": ${JSON.stringify(plant.tag)}`;
+        const replay = await post(`{"id": ${plant.id}, "name": ${JSON.stringify(plant.name)}${tag}}`);
+        expect(replay, `replay of ${plant.id}`).toEqual({
+          status: 200,
+          body: plant.tag === null ? { name: plant.name } : { name: plant.name, tag: plant.tag },
+        });
+        const other = await post(`{"id": ${plant.id}, "name": "another plant"}`);
+        expect(other.status, `another body for ${plant.id}`).toBe(409);
+      }
+      expect(sampled.length).toBeGreaterThan(100);
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  }, 120_000);
+
+  it("a run killed midway is finished by the next; a run after that copies nothing and exits 0", async () => {
+    const killed = await runCli(["copy-store", "--to", database.url, "--batch-size", "1000"], source, /^[1-9]\d% /m);
+    expect(killed.code).toBe(null);
+    const partial = (await database.query<{ plants: number }>("SELECT count(*)::int AS plants FROM plants"))[0]!.plants;
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(PLANTS);
+
+    const resumed = await runCli(["copy-store", "--to", database.url], source);
+    expect(resumed.stdout).toContain(`copied ${PLANTS - partial}, already there ${partial}, conflicts 0 in `);
+    expect(resumed.stdout).toMatch(/^verified: /m);
+    expect(resumed.code).toBe(0);
+
+    const again = await runCli(["copy-store", "--to", database.url], source);
+    expect(again.stdout).toContain(`copied 0, already there ${PLANTS}, conflicts 0 in `);
+    expect(again.stdout).toMatch(/^verified: /m);
+    expect(again.code).toBe(0);
+    expect(await database.query("SELECT count(*)::int AS plants FROM plants")).toEqual([{ plants: PLANTS }]);
+  }, 120_000);
+
+  it("an id the target holds with other data is a conflict: listed by id, the target's row kept, exit 2", async () => {
+    await migratePostgres({ connectionString: database.url, connectTimeoutMs: 3_000, logger: createLogger("silent") });
+    const planted = 2n ** 53n + 1n;
+    await database.query("INSERT INTO plants (id, name, tag) VALUES ($1, 'planted', NULL)", [planted.toString()]);
+
+    const run = await runCli(["copy-store", "--to", database.url], source);
+    expect(run.stdout).toMatch(/^copied 99999, already there 0, conflicts 1 in /m);
+    expect(run.stdout).toMatch(new RegExp(`^conflict: id ${planted}: source \\{.*\\}, target \\{"name":"planted"\\}$`, "m"));
+    expect(run.stdout).toMatch(/^not verified: 1 ids hold other data in the target/m);
+    expect(run.code).toBe(2);
+    expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([{ name: "planted" }]);
+  }, 120_000);
+
+  it.each([
+    ["no --to", [], "--to <postgres URL> is required"],
+    ["a --to that is not a PostgreSQL URL", ["--to", "mysql://127.0.0.1/plants"], "the target must be a valid postgres:// or postgresql:// URL"],
+    ["an unreachable target", ["--to", "postgres://postgres@127.0.0.1:1/plants"], "PostgreSQL at 127.0.0.1:1/plants: "],
+    ["a target that refuses the login", ["--to", "postgres://no_such_role:secret@127.0.0.1:5432/test"], 'role "no_such_role" does not exist'],
+  ])("%s: one line on stderr, exit 1, no password shown", async (_, args, message) => {
+    const run = await runCli(["copy-store", ...args], source);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).not.toContain("secret");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.code).toBe(1);
+  });
+
+  it.each([
+    ["a missing file", () => join(dir, "missing.db"), "no SQLite store at "],
+    ["a file that is not SQLite", () => notSqlite(), "cannot be read as a SQLite store: file is not a database"],
+    ["a PostgreSQL DATABASE_URL", () => "postgres://postgres@127.0.0.1:5432/test", "DATABASE_URL names PostgreSQL"],
+  ])("a source that is %s: one line on stderr, exit 1, the target untouched", async (_, databaseUrl, message) => {
+    const run = await runCli(["copy-store", "--to", database.url], databaseUrl());
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.code).toBe(1);
+    expect(await database.query("SELECT to_regclass('plants') IS NULL AS untouched")).toEqual([{ untouched: true }]);
+  });
+
+  function notSqlite(): string {
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "not a database\n".repeat(100));
+    return file;
+  }
+});
+
+function bigintText(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}

@@ -1,0 +1,150 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { describeEnvironment } from "../environment.js";
+import type { BenchOptions } from "../options.js";
+import { header } from "../report.js";
+import { writeOutputs } from "../session.js";
+
+const SERVER_DIST = fileURLToPath(new URL("./", import.meta.resolve("@plant-store/server/dist/main.js")));
+// The server's own pg, for the bench's admin connection (creating and dropping the scratch database).
+const pg = createRequire(fileURLToPath(import.meta.resolve("@plant-store/server/package.json")))("pg") as {
+  Client: new (config: object) => {
+    connect(): Promise<void>;
+    query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+    end(): Promise<void>;
+  };
+};
+// libpq's variables where set, else the local PostgreSQL the tests use.
+const ADMIN = {
+  host: process.env.PGHOST ?? "127.0.0.1",
+  port: Number(process.env.PGPORT ?? 5432),
+  user: process.env.PGUSER ?? "postgres",
+  database: process.env.PGDATABASE ?? "test",
+};
+const MIB = 2 ** 20;
+
+/**
+ * Stores `rows` plants in a migrated SQLite file in one transaction, ids scattered over the int64 range in the
+ * order clients would send them (i times an odd constant mod 2^64 never repeats), with the body the load
+ * generator posts (wrk/post-plant.lua).
+ */
+async function fillStore(file: string, rows: number): Promise<void> {
+  const { SqlitePlantStore } = (await import(`${SERVER_DIST}store/sqlite/sqlite-plant-store.js`)) as {
+    SqlitePlantStore: { open(file: string): Promise<{ close(): Promise<void> }> };
+  };
+  await (await SqlitePlantStore.open(file)).close();
+  const db = new DatabaseSync(file);
+  try {
+    const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, 'Monstera', 'tropical')");
+    insert.setReadBigInts(true);
+    db.exec("BEGIN");
+    for (let i = 1n; i <= BigInt(rows); i++) insert.run(BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n));
+    db.exec("COMMIT");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.exec(`VACUUM INTO '${file}.vacuumed'`);
+  } finally {
+    db.close();
+  }
+}
+
+function copyStore(file: string, to: string): Promise<{ seconds: number; stdout: string }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [join(SERVER_DIST, "cli.js"), "copy-store", "--to", to],
+      { env: { PATH: process.env.PATH ?? "", DATABASE_URL: file }, maxBuffer: 64 * MIB },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`copy-store failed: ${stderr || error.message}`)) : resolve({ seconds: (performance.now() - started) / 1000, stdout }),
+    ),
+  );
+}
+
+async function withAdmin<T>(work: (admin: InstanceType<typeof pg.Client>) => Promise<T>): Promise<T> {
+  const admin = new pg.Client(ADMIN);
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Bytes per plant of a SQLite store with its WAL checkpointed, and the time copy-store takes to move it to PostgreSQL. */
+export async function copyStoreMode(options: BenchOptions) {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-bench-copy-"));
+  const database = `plant_store_bench_${randomBytes(4).toString("hex")}`;
+  const startedAt = new Date();
+  try {
+    const file = join(dir, "plants.db");
+    const started = performance.now();
+    await fillStore(file, options.rows);
+    const fillSeconds = (performance.now() - started) / 1000;
+    const sqliteBytes = statSync(file).size;
+    const walBytes = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const vacuumedBytes = statSync(`${file}.vacuumed`).size;
+    process.stdout.write(`stored ${options.rows} plants in ${fillSeconds.toFixed(1)} s: ${sqliteBytes} bytes\n`);
+
+    await withAdmin((admin) => admin.query(`CREATE DATABASE ${database}`));
+    const url = `postgres://${encodeURIComponent(ADMIN.user)}@${ADMIN.host}:${ADMIN.port}/${database}`;
+    const first = await copyStore(file, url);
+    process.stdout.write(`copied in ${first.seconds.toFixed(1)} s\n`);
+    const again = await copyStore(file, url);
+    process.stdout.write(`ran again in ${again.seconds.toFixed(1)} s\n`);
+    const sizes = await withTarget(url, (target) =>
+      target.query("SELECT pg_total_relation_size('plants')::text AS plants, pg_database_size(current_database())::text AS db"),
+    );
+    const postgresBytes = Number(sizes.rows[0]!.plants);
+
+    const perPlant = (bytes: number) => (bytes / options.rows).toFixed(1);
+    const markdown = [
+      ...header({
+        title: `copy-store and bytes per plant: ${options.rows} plants`,
+        command: options.command,
+        startedAt,
+        environment: describeEnvironment(dir),
+        pinning: "none",
+        plan: `${options.rows} plants (name Monstera, tag tropical, ids scattered over int64) in one transaction; WAL checkpointed (TRUNCATE); copy-store run as a process, then again`,
+        notes: options.notes,
+      }),
+      "| Figure | Value |",
+      "|---|---:|",
+      `| SQLite file, WAL checkpointed | ${sqliteBytes} bytes (${(sqliteBytes / MIB).toFixed(1)} MiB), ${perPlant(sqliteBytes)} bytes/plant |`,
+      `| SQLite WAL after the checkpoint | ${walBytes} bytes |`,
+      `| SQLite file after VACUUM INTO | ${vacuumedBytes} bytes, ${perPlant(vacuumedBytes)} bytes/plant |`,
+      `| PostgreSQL plants table with its index | ${postgresBytes} bytes, ${perPlant(postgresBytes)} bytes/plant |`,
+      `| PostgreSQL database | ${sizes.rows[0]!.db} bytes |`,
+      `| Filling SQLite directly | ${fillSeconds.toFixed(1)} s |`,
+      `| copy-store, first run | ${first.seconds.toFixed(1)} s (${Math.round(options.rows / first.seconds)} plants/s) |`,
+      `| copy-store, run again (nothing to copy) | ${again.seconds.toFixed(1)} s |`,
+      "",
+      "copy-store's output, first run:",
+      "",
+      "```",
+      first.stdout.trimEnd(),
+      "```",
+      "",
+    ].join("\n");
+    writeOutputs(options.outDir, { "copy-store.md": markdown });
+    return { files: ["copy-store.md"] };
+  } finally {
+    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withTarget<T>(url: string, work: (target: InstanceType<typeof pg.Client>) => Promise<T>): Promise<T> {
+  const target = new pg.Client({ connectionString: url });
+  await target.connect();
+  try {
+    return await work(target);
+  } finally {
+    await target.end();
+  }
+}
