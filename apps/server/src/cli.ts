@@ -4,12 +4,14 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "./config.js";
 import { backup } from "./cli/backup.js";
 import { type Command, type CommandOption, oneLine } from "./cli/command.js";
+import { copyStoreCommand } from "./cli/copy-store.js";
 import { issueToken } from "./cli/issue-token.js";
 import { restore } from "./cli/restore.js";
 
 const COMMANDS: Command[] = [
   backup,
   restore,
+  copyStoreCommand,
   issueToken,
 ];
 
@@ -23,7 +25,8 @@ function globalHelp(): string {
     "Commands:",
     ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     "",
-    "Run `plant-store <command> --help` for a command's options. Exit 0 on success, 1 with one line on stderr otherwise.",
+    "Run `plant-store <command> --help` for a command's options and exit codes. Exit 0 on success, 1 with one line",
+    "on stderr on an error.",
     "",
   ].join("\n");
 }

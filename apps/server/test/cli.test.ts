@@ -8,7 +8,7 @@ describe("plant-store (dist/cli.js)", () => {
   it("--help lists every command and exits 0", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
-    for (const name of ["backup", "restore", "issue-token"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
+    for (const name of ["backup", "restore", "copy-store", "issue-token"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
   });
 
   it("<command> --help prints its usage and options, and needs no configuration", async () => {

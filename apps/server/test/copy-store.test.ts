@@ -4,11 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { progressText } from "../src/cli/copy-store.js";
 import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { migratePostgres } from "../src/store/postgres/postgres-plant-store.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
+import { type CliResult, runCli } from "./support/cli-process.js";
 import { startServerProcess } from "./support/server-process.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 import { fillSqliteStore, type StoredPlant } from "./support/sqlite-store-fill.js";
@@ -53,18 +55,9 @@ function* sourcePlants(): Generator<StoredPlant> {
   }
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `node dist/cli.js <args>` with DATABASE_URL as given; `killWhen` sends SIGKILL once stderr matches it. */
-function runCli(args: string[], databaseUrl: string, killWhen?: RegExp): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** `node dist/cli.js <args>`, killed with SIGKILL once its stderr matches `pattern`. */
+function runCliUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {
@@ -72,7 +65,7 @@ function runCli(args: string[], databaseUrl: string, killWhen?: RegExp): Promise
   });
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
-    if (killWhen?.test(stderr)) child.kill("SIGKILL");
+    if (pattern.test(stderr)) child.kill("SIGKILL");
   });
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
@@ -99,10 +92,10 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
 
   it("copies 100,000 plants exactly, edge-case ids and tags too; the server on PostgreSQL then answers each sampled plant's replay 200 and another body 409", async () => {
     const started = performance.now();
-    const run = await runCli(["copy-store", "--to", database.url], source);
+    const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: source });
     console.info(`copy-store: ${PLANTS} plants copied in ${Math.round(performance.now() - started)} ms`);
 
-    expect(run.stderr).toMatch(/^100% 100,000\/100,000 plants, /m);
+    expect(run.stderr).toMatch(/^\[[#-]{20}\] +\d+% \d+\/100000 plants, \d+ plants\/s/m);
     expect(run.stdout).toMatch(/^copied 100000, already there 0, conflicts 0 in /m);
     const [, sourceSum] = /^source: 100000 plants, checksum ([0-9a-f]{16})$/m.exec(run.stdout) ?? [];
     expect(run.stdout).toContain(`target: 100000 plants, checksum ${sourceSum}\n`);
@@ -145,18 +138,18 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
   }, 120_000);
 
   it("a run killed midway is finished by the next; a run after that copies nothing and exits 0", async () => {
-    const killed = await runCli(["copy-store", "--to", database.url, "--batch-size", "1000"], source, /^[1-9]\d% /m);
+    const killed = await runCliUntil(["copy-store", "--to", database.url, "--batch-size", "1000"], { DATABASE_URL: source }, /plants\/s/);
     expect(killed.code).toBe(null);
     const partial = (await database.query<{ plants: number }>("SELECT count(*)::int AS plants FROM plants"))[0]!.plants;
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(PLANTS);
 
-    const resumed = await runCli(["copy-store", "--to", database.url], source);
+    const resumed = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: source });
     expect(resumed.stdout).toContain(`copied ${PLANTS - partial}, already there ${partial}, conflicts 0 in `);
     expect(resumed.stdout).toMatch(/^verified: /m);
     expect(resumed.code).toBe(0);
 
-    const again = await runCli(["copy-store", "--to", database.url], source);
+    const again = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: source });
     expect(again.stdout).toContain(`copied 0, already there ${PLANTS}, conflicts 0 in `);
     expect(again.stdout).toMatch(/^verified: /m);
     expect(again.code).toBe(0);
@@ -168,7 +161,7 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     const planted = 2n ** 53n + 1n;
     await database.query("INSERT INTO plants (id, name, tag) VALUES ($1, 'planted', NULL)", [planted.toString()]);
 
-    const run = await runCli(["copy-store", "--to", database.url], source);
+    const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: source });
     expect(run.stdout).toMatch(/^copied 99999, already there 0, conflicts 1 in /m);
     expect(run.stdout).toMatch(new RegExp(`^conflict: id ${planted}: source \\{.*\\}, target \\{"name":"planted"\\}$`, "m"));
     expect(run.stdout).toMatch(/^not verified: 1 ids hold other data in the target/m);
@@ -182,7 +175,7 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     ["an unreachable target", ["--to", "postgres://postgres@127.0.0.1:1/plants"], "PostgreSQL at 127.0.0.1:1/plants: "],
     ["a target that refuses the login", ["--to", "postgres://no_such_role:secret@127.0.0.1:5432/test"], 'role "no_such_role" does not exist'],
   ])("%s: one line on stderr, exit 1, no password shown", async (_, args, message) => {
-    const run = await runCli(["copy-store", ...args], source);
+    const run = await runCli(["copy-store", ...args], { DATABASE_URL: source });
     expect(run.stderr).toContain(message);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).not.toContain("secret");
@@ -195,7 +188,7 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     ["a file that is not SQLite", () => notSqlite(), "cannot be read as a SQLite store: file is not a database"],
     ["a PostgreSQL DATABASE_URL", () => "postgres://postgres@127.0.0.1:5432/test", "DATABASE_URL names PostgreSQL"],
   ])("a source that is %s: one line on stderr, exit 1, the target untouched", async (_, databaseUrl, message) => {
-    const run = await runCli(["copy-store", "--to", database.url], databaseUrl());
+    const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: databaseUrl() });
     expect(run.stderr).toContain(message);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.code).toBe(1);
@@ -212,3 +205,11 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
 function bigintText(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? value.toString() : value;
 }
+
+describe("copy-store's progress", () => {
+  it("says how far, how fast and how long is left", () => {
+    expect(progressText(450_000, 1_000_000, 5_000)).toBe("[#########-----------]  45% 450000/1000000 plants, 90000 plants/s, 7 s left");
+    expect(progressText(1_000_000, 1_000_000, 10_000)).toBe("[####################] 100% 1000000/1000000 plants, 100000 plants/s");
+    expect(progressText(0, 0, 0)).toBe("[####################] 100% 0/0 plants, 0 plants/s");
+  });
+});

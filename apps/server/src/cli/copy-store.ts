@@ -1,62 +1,71 @@
-import { fileURLToPath } from "node:url";
-import type { Config } from "../config.js";
 import { createLogger } from "../logger.js";
-import { type CopyResult, CopyStoreError, copyStore } from "../store/copy-store.js";
-import { databaseSystem, describeDatabase } from "../store/open-store.js";
-import { createProgress } from "./progress.js";
+import { type CopyResult, copyStore } from "../store/copy-store.js";
+import { describeDatabase, sqliteFilename } from "../store/open-store.js";
+import { type Command, CommandError, positiveNumber } from "./command.js";
+import { progressLine } from "./progress.js";
 
 /** Exit code when the copy ran but the two sides differ: conflicts, or a target holding other plants. */
 export const EXIT_DIFFERENT = 2;
+const DEFAULT_BATCH_SIZE = 5_000;
 const CONFLICTS_LISTED = 100;
 
-export const copyStoreCommand = {
+/** `plant-store copy-store`: every plant of the SQLite store into PostgreSQL, verified. */
+export const copyStoreCommand: Command = {
   name: "copy-store",
-  summary: "copy every plant from the SQLite store in DATABASE_URL to PostgreSQL",
-  usage: "copy-store --to <postgres URL> [--batch-size <plants>]",
+  summary: "copy every plant from the SQLite store to PostgreSQL, then verify both sides",
+  usage: ["--to <postgres URL> [--batch-size <plants>]"],
   description: [
-    "Migrates the target with the server's migrations, copies in batches, then prints both sides' count and",
-    "checksum. Run it with the server stopped or not ready. Safe to run again: plants already copied count as",
-    `done. Exit 0 when both sides match, ${EXIT_DIFFERENT} on conflicts (ids the target holds with other data,`,
-    "listed) or a mismatch, 1 on an error.",
+    "Copies every plant of the SQLite store in DATABASE_URL into the PostgreSQL database at --to: migrates it",
+    "with the server's own migrations, copies in batches, then prints both sides' plant count and checksum.",
+    "Stop the server first (or take it out of readiness): plants created during the copy are not copied.",
+    "",
+    "Safe to run again after an interruption: a plant the target holds with the same data counts as done. One it",
+    `holds with other data is a conflict: listed by id and left as it is. Exit 0 when both sides match, ${EXIT_DIFFERENT} on`,
+    "conflicts or when the target holds plants the source does not, 1 with one line on stderr on an error.",
   ].join("\n"),
   options: {
-    to: { type: "string" },
-    "batch-size": { type: "string" },
+    to: { type: "string", value: "postgres URL", description: "the target database (postgres:// or postgresql://)" },
+    "batch-size": { type: "string", value: "plants", description: `plants per INSERT (default: ${DEFAULT_BATCH_SIZE})` },
   },
-  async run({ values, config }: { values: { to?: string; "batch-size"?: string }; config: Config }): Promise<number> {
-    const to = values.to;
-    if (to === undefined) throw new CopyStoreError("--to <postgres URL> is required");
-    const batchSize = values["batch-size"] === undefined ? undefined : Number(values["batch-size"]);
-    if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 100_000)) {
-      throw new CopyStoreError("--batch-size must be a whole number from 1 to 100000");
-    }
-    if (databaseSystem(config.DATABASE_URL) !== "sqlite") {
-      throw new CopyStoreError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
-    }
-    const sqliteFile = config.DATABASE_URL.startsWith("file:") ? fileURLToPath(config.DATABASE_URL) : config.DATABASE_URL;
-    const out = process.stdout;
-    // Started once the copy starts, so the rate leaves out connecting and migrating.
-    let progress: ReturnType<typeof createProgress> | undefined;
+  async run(args, config) {
+    const to = args.values.to;
+    if (typeof to !== "string") throw new CommandError("--to <postgres URL> is required");
+    if (args.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+    const batchSize = positiveNumber(args, "batch-size", DEFAULT_BATCH_SIZE, { integer: true });
+    const sqliteFile = sqliteFilename(config.DATABASE_URL);
+    if (sqliteFile === undefined) throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
+
+    const progress = progressLine();
+    let copyStarted = 0;
     const started = performance.now();
     const result = await copyStore({
       sqliteFile,
       postgresUrl: to,
       batchSize,
       connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
-      // The migration's warnings (a newer schema) as the server logs them, on stderr.
+      // A migration's warning (a schema newer than this build) as the server logs it, on stderr.
       logger: createLogger("warn", process.stderr),
       onStart: (plants) => {
-        out.write(`copying ${plants} plants from ${sqliteFile} to ${describeDatabase(to)}\n`);
-        progress = createProgress({ stream: process.stderr, noun: "plants" });
+        process.stdout.write(`copying ${plants} plants from ${sqliteFile} to ${describeDatabase(to)}\n`);
+        copyStarted = performance.now();
       },
-      onProgress: (done, total) => progress?.update(done, total),
-      onVerify: () => progress?.end(),
+      onProgress: (done, total) => progress.update(progressText(done, total, performance.now() - copyStarted)),
+      onVerify: () => progress.done(),
     });
-    const seconds = (performance.now() - started) / 1000;
-    out.write(report(result, seconds));
+    process.stdout.write(report(result, (performance.now() - started) / 1000));
     return result.conflicts.length === 0 && sameTally(result) ? 0 : EXIT_DIFFERENT;
   },
 };
+
+/** `[#####-----]  45% 450000/1000000 plants, 81000 plants/s, 7 s left` */
+export function progressText(done: number, total: number, elapsedMs: number): string {
+  const fraction = total === 0 ? 1 : done / total;
+  const filled = Math.round(fraction * 20);
+  const rate = elapsedMs > 0 ? Math.round((done * 1000) / elapsedMs) : 0;
+  const left = rate > 0 && done < total ? `, ${Math.ceil((total - done) / rate)} s left` : "";
+  const percent = String(Math.floor(fraction * 100)).padStart(3);
+  return `[${"#".repeat(filled)}${"-".repeat(20 - filled)}] ${percent}% ${done}/${total} plants, ${rate} plants/s${left}`;
+}
 
 function report(result: CopyResult, seconds: number): string {
   const lines = [
@@ -64,10 +73,8 @@ function report(result: CopyResult, seconds: number): string {
     `source: ${result.source.plants} plants, checksum ${result.source.checksum}`,
     `target: ${result.target.plants} plants, checksum ${result.target.checksum}`,
   ];
-  for (const conflict of result.conflicts.slice(0, CONFLICTS_LISTED)) {
-    lines.push(
-      `conflict: id ${conflict.id}: source ${JSON.stringify(conflict.source)}, target ${JSON.stringify(conflict.target)}`,
-    );
+  for (const { id, source, target } of result.conflicts.slice(0, CONFLICTS_LISTED)) {
+    lines.push(`conflict: id ${id}: source ${JSON.stringify(source)}, target ${JSON.stringify(target)}`);
   }
   if (result.conflicts.length > CONFLICTS_LISTED) lines.push(`... and ${result.conflicts.length - CONFLICTS_LISTED} more conflicts`);
   if (result.conflicts.length > 0) {
