@@ -98,8 +98,14 @@ export async function copyStoreMode(options: BenchOptions) {
     const again = await copyStore(file, url);
     process.stdout.write(`ran again in ${again.seconds.toFixed(1)} s\n`);
     const sizes = await withTarget(url, (target) =>
-      target.query("SELECT pg_total_relation_size('plants')::text AS plants, pg_database_size(current_database())::text AS db"),
+      target.query(
+        "SELECT pg_total_relation_size('plants')::text AS plants, pg_database_size(current_database())::text AS db, version() AS version",
+      ),
     );
+    // The rows about the HTTP load generator and the peers say nothing about this mode.
+    const machine = describeEnvironment(dir);
+    const environment: Record<string, string> = { PostgreSQL: String(sizes.rows[0]!.version).split(" on ")[0]! };
+    for (const key of ["CPU", "Memory", "Kernel", "Node", "SQLite", "Database files"]) environment[key] = machine[key] ?? "unknown";
     const postgresBytes = Number(sizes.rows[0]!.plants);
 
     const perPlant = (bytes: number) => (bytes / options.rows).toFixed(1);
@@ -108,7 +114,7 @@ export async function copyStoreMode(options: BenchOptions) {
         title: `copy-store and bytes per plant: ${options.rows} plants`,
         command: options.command,
         startedAt,
-        environment: describeEnvironment(dir),
+        environment,
         pinning: "none",
         plan: `${options.rows} plants (name Monstera, tag tropical, ids scattered over int64) in one transaction; WAL checkpointed (TRUNCATE); copy-store run as a process, then again`,
         notes: options.notes,
@@ -118,7 +124,7 @@ export async function copyStoreMode(options: BenchOptions) {
       `| SQLite file, WAL checkpointed | ${sqliteBytes} bytes (${(sqliteBytes / MIB).toFixed(1)} MiB), ${perPlant(sqliteBytes)} bytes/plant |`,
       `| SQLite WAL after the checkpoint | ${walBytes} bytes |`,
       `| SQLite file after VACUUM INTO | ${vacuumedBytes} bytes, ${perPlant(vacuumedBytes)} bytes/plant |`,
-      `| PostgreSQL plants table with its index | ${postgresBytes} bytes, ${perPlant(postgresBytes)} bytes/plant |`,
+      `| PostgreSQL plants table with its index, after both runs | ${postgresBytes} bytes, ${perPlant(postgresBytes)} bytes/plant |`,
       `| PostgreSQL database | ${sizes.rows[0]!.db} bytes |`,
       `| Filling SQLite directly | ${fillSeconds.toFixed(1)} s |`,
       `| copy-store, first run | ${first.seconds.toFixed(1)} s (${Math.round(options.rows / first.seconds)} plants/s) |`,
