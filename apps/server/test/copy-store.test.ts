@@ -169,6 +169,19 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([{ name: "planted" }]);
   }, 120_000);
 
+  it("a target holding plants the source does not fails the verification: exit 2", async () => {
+    const small = join(dir, "small.db");
+    await fillSqliteStore(small, [{ id: 1n, name: "one", tag: null }]);
+    await migratePostgres({ connectionString: database.url, connectTimeoutMs: 3_000, logger: createLogger("silent") });
+    await database.query("INSERT INTO plants (id, name, tag) VALUES (2, 'two', NULL)");
+
+    const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: small });
+    expect(run.stdout).toMatch(/^copied 1, already there 0, conflicts 0 in /m);
+    expect(run.stdout).toMatch(/^source: 1 plants, checksum [0-9a-f]{16}\ntarget: 2 plants, checksum [0-9a-f]{16}$/m);
+    expect(run.stdout).toMatch(/^not verified: the target holds plants the source does not$/m);
+    expect(run.code).toBe(2);
+  });
+
   it.each([
     ["no --to", [], "--to <postgres URL> is required"],
     ["a --to that is not a PostgreSQL URL", ["--to", "mysql://127.0.0.1/plants"], "the target must be a valid postgres:// or postgresql:// URL"],

@@ -29,7 +29,7 @@ export interface CopyStoreOptions {
   onVerify?: () => void;
 }
 
-/** How many plants a store holds, and the sum of their rows' hashes (order-independent; see rowHash). */
+/** How many plants a store holds, and a checksum of them that does not depend on their order (see Tally). */
 export interface StoreTally {
   plants: number;
   checksum: string;
@@ -73,9 +73,9 @@ const NEXT_PAGE = "SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LI
 
 /**
  * Copies every plant of a SQLite store into PostgreSQL: migrates the target with the server's own migrations,
- * inserts in batches (ON CONFLICT DO NOTHING, so a rerun after an interruption copies only what is missing),
- * compares each id the target already held, then counts and checksums both sides. The source is read in one
- * transaction: one consistent snapshot even if a server still writes to it.
+ * then, batch by batch in id order, reads what the target already holds in the batch's range, compares it, and
+ * inserts the rest, so a rerun after an interruption copies only what is missing. Then it counts and checksums
+ * both sides. The source is read in one transaction: one consistent snapshot even while a server writes to it.
  */
 export async function copyStore(options: CopyStoreOptions): Promise<CopyResult> {
   // The source first: it is local and cheap to check, and a bad one should not leave a migrated target behind.
@@ -123,7 +123,7 @@ async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStor
     }
     while (inFlight.size >= CONNECTIONS && failure === undefined) await Promise.race(inFlight);
     if (failure !== undefined || batch.length === 0) break;
-    const written: Promise<void> = insertBatch(target, batch, options.postgresUrl).then(
+    const written: Promise<void> = copyBatch(target, batch, options.postgresUrl).then(
       (outcome) => {
         inFlight.delete(written);
         result.copied += outcome.copied;
@@ -145,7 +145,7 @@ async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStor
   return { ...result, source: tally.result() };
 }
 
-async function insertBatch(target: pg.Pool, batch: Row[], url: string) {
+async function copyBatch(target: pg.Pool, batch: Row[], url: string) {
   const query = <Result extends pg.QueryResultRow>(text: string, values: unknown[]) =>
     target.query<Result>(text, values).catch((error: unknown) => {
       throw targetFailure(error, url);
