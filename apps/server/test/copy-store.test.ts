@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -154,6 +154,44 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     expect(again.stdout).toMatch(/^verified: /m);
     expect(again.code).toBe(0);
     expect(await database.query("SELECT count(*)::int AS plants FROM plants")).toEqual([{ plants: PLANTS }]);
+  }, 120_000);
+
+  it("the documented move: a run while a server writes to the store copies a consistent snapshot; after the server stops, a second run brings every acknowledged plant", async () => {
+    const live = join(dir, "live.db");
+    copyFileSync(source, live);
+    const server = await startServerProcess({ DATABASE_URL: live, JWT_SECRET: TEST_SECRET });
+    const token = signToken({ secret: TEST_SECRET });
+    const acknowledged: bigint[] = [];
+    let writing = true;
+    // Sequential creates for as long as the first run lasts, of ids from 1,000,000 up: none is in the source.
+    const writer = (async () => {
+      for (let id = 1_000_000n; writing; id++) {
+        const res = await fetch(`${server.baseUrl}/plants`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body: `{"id": ${id}, "name": "written during the copy"}`,
+        });
+        if (res.status === 200) acknowledged.push(id);
+        await res.body?.cancel();
+      }
+    })();
+    try {
+      const during = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: live });
+      expect(during.stdout).toMatch(/^verified: /m);
+      expect(during.code).toBe(0);
+    } finally {
+      writing = false;
+      await writer;
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    const after = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: live });
+    expect(after.stdout).toMatch(/^verified: /m);
+    expect(after.code).toBe(0);
+    const moved = await database.query<{ id: bigint }>("SELECT id FROM plants WHERE name = 'written during the copy'");
+    expect(moved.map((row) => row.id).sort((a, b) => (a < b ? -1 : 1))).toEqual(acknowledged);
   }, 120_000);
 
   it("an id the target holds with other data is a conflict: listed by id, the target's row kept, exit 2", async () => {
