@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,17 +53,30 @@ async function fillStore(file: string, rows: number): Promise<void> {
   }
 }
 
-function copyStore(file: string, to: string): Promise<{ seconds: number; stdout: string }> {
+/** Runs `plant-store copy-store` as a process; its peak RSS is read from /proc while it runs (VmHWM only grows). */
+function copyStore(file: string, to: string): Promise<{ seconds: number; stdout: string; peakRssBytes: number }> {
   const started = performance.now();
-  return new Promise((resolve, reject) =>
-    execFile(
+  let peakRssBytes = 0;
+  return new Promise((resolve, reject) => {
+    const child = execFile(
       process.execPath,
       [join(SERVER_DIST, "cli.js"), "copy-store", "--to", to],
       { env: { PATH: process.env.PATH ?? "", DATABASE_URL: file }, maxBuffer: 64 * MIB },
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`copy-store failed: ${stderr || error.message}`)) : resolve({ seconds: (performance.now() - started) / 1000, stdout }),
-    ),
-  );
+      (error, stdout, stderr) => {
+        clearInterval(poll);
+        if (error) reject(new Error(`copy-store failed: ${stderr || error.message}`));
+        else resolve({ seconds: (performance.now() - started) / 1000, stdout, peakRssBytes });
+      },
+    );
+    const poll = setInterval(() => {
+      try {
+        const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
+        if (kib !== undefined) peakRssBytes = Number(kib) * 1024;
+      } catch {
+        // The process has just exited.
+      }
+    }, 50);
+  });
 }
 
 async function withAdmin<T>(work: (admin: InstanceType<typeof pg.Client>) => Promise<T>): Promise<T> {
@@ -129,6 +142,7 @@ export async function copyStoreMode(options: BenchOptions) {
       `| Filling SQLite directly | ${fillSeconds.toFixed(1)} s |`,
       `| copy-store, first run | ${first.seconds.toFixed(1)} s (${Math.round(options.rows / first.seconds)} plants/s) |`,
       `| copy-store, run again (nothing to copy) | ${again.seconds.toFixed(1)} s |`,
+      `| copy-store's peak RSS, first run / run again | ${(first.peakRssBytes / MIB).toFixed(0)} / ${(again.peakRssBytes / MIB).toFixed(0)} MiB |`,
       "",
       "copy-store's output, first run:",
       "",
