@@ -221,6 +221,24 @@ describe("backup and restore through real processes", () => {
     }
   });
 
+  it("scheduled: SIGTERM, mid-snapshot or between two, exits 0 and leaves only complete snapshots", async () => {
+    const dir = tempDir();
+    const databaseFile = join(dir, "data", "plants.db");
+    await startServer(databaseFile);
+    prefill(databaseFile, PREFILLED);
+    const backups = join(dir, "backups");
+    // 0.005 minutes: snapshots back to back, so the signal most likely finds one under way.
+    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.005"], { DATABASE_URL: databaseFile });
+    await scheduled.waitForStdout(/^backed up /m);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    scheduled.child.kill("SIGTERM");
+    expect(await scheduled.exited).toBe(0);
+    expect(scheduled.stdout()).toMatch(/\nstopped\n$/);
+    const left = readdirSync(backups);
+    expect(left.filter((name) => !/^plants-\d{8}T\d{6}Z\.db$/.test(name))).toEqual([]);
+    for (const name of left) expect(integrityOf(join(backups, name))).toBe("ok");
+  });
+
   it("scheduled: a failed snapshot is reported on one line and tried again at the next turn", async () => {
     const dir = tempDir();
     const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.01"], { DATABASE_URL: join(dir, "missing.db") });
