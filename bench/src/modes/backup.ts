@@ -144,7 +144,9 @@ export async function backup(options: BenchOptions) {
     const probed = await probe.stop<{ startedAt: number; commits: [number, number][] }>();
     const commits = split({ startedAt: probed.startedAt, samples: probed.commits }, commitWindows, options.warmupSeconds);
 
-    const p99 = (groups: Map<Method | "", number[]>, method: Method | "") => quantile(groups.get(method)!, 0.99);
+    // NaN (printed as such, never met) when no operation overlapped a snapshot.
+    const p99 = (groups: Map<Method | "", number[]>, method: Method | "") =>
+      groups.get(method)!.length === 0 ? Number.NaN : quantile(groups.get(method)!, 0.99);
     const markdown = [
       ...header({
         title: `Plant Store benchmark: writes during a backup of ${options.rows} plants`,
