@@ -29,6 +29,8 @@ export async function restoreSnapshot(snapshot: string, target: string, { force 
   const copy = `${target}.restoring`;
   try {
     mkdirSync(folder, { recursive: true });
+    // A WAL or journal left beside the copy by a restore killed mid-check would be replayed into this one.
+    removeDatabaseFiles(copy);
     copyFileSync(snapshot, copy);
     const { plants, schemaVersion } = await checkSnapshot(copy, snapshot);
     for (const file of [...sidecarFiles(copy), ...sidecarFiles(target)]) rmSync(file, { force: true });
