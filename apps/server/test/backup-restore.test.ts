@@ -319,6 +319,52 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
   });
 
+  it("restore ignores a WAL left beside its copy by a restore killed mid-check: the store holds the snapshot's plants", async () => {
+    const { dir, databaseFile, snapshot } = await storeAndSnapshot();
+    // A WAL with a committed plant the snapshot lacks, written for a database of the same schema.
+    const other = join(dir, "other.db");
+    writeFileSync(other, readFileSync(snapshot));
+    const db = new DatabaseSync(other);
+    db.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0");
+    db.exec("INSERT INTO plants (id, name, tag) VALUES (2, 'Ghost', NULL)");
+    writeFileSync(`${databaseFile}.restoring-wal`, readFileSync(`${other}-wal`));
+    db.close();
+
+    const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^restored 1 plants /);
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
+    expect(readdirSync(join(dir, "data")).filter((name) => name.includes(".restoring"))).toEqual([]);
+  });
+
+  it("backup refuses bad --every and --keep values and a missing folder, and writes nothing", async () => {
+    const dir = tempDir();
+    const env = { DATABASE_URL: join(dir, "plants.db") };
+    const backups = join(dir, "backups");
+    const cases: [string[], RegExp][] = [
+      [["--dir", backups, "--every", "0"], /^plant-store backup: --every must be a positive number, not "0"\n$/],
+      [["--dir", backups, "--every", "ten"], /^plant-store backup: --every must be a positive number, not "ten"\n$/],
+      // Past a timer's range (about 24.8 days) a wait would end at once: snapshots back to back.
+      [["--dir", backups, "--every", "100000"], /^plant-store backup: --every must be at most 35791 minutes, not 100000\n$/],
+      [["--dir", backups, "--keep", "0"], /^plant-store backup: --keep must be a positive whole number, not "0"\n$/],
+      [["--dir", backups, "--keep", "1.5"], /^plant-store backup: --keep must be a positive whole number, not "1\.5"\n$/],
+      [[join(dir, "snapshot.db"), "--keep", "3"], /^plant-store backup: --keep goes with --dir\n$/],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCli(["backup", ...args], env);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 1, stdout: "" });
+      expect(result.stderr).toMatch(stderr);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+
+    const server = await startServer(env.DATABASE_URL);
+    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+    const noFolder = await runCli(["backup", join(dir, "missing", "snapshot.db")], env);
+    expect(noFolder).toMatchObject({ code: 1, stdout: "" });
+    expect(noFolder.stderr).toMatch(/^plant-store backup: there is no folder .+missing for the snapshot\n$/);
+    expect(existsSync(join(dir, "missing"))).toBe(false);
+  });
+
   it("backup refuses a missing store, a file that is not SQLite and a PostgreSQL URL, and leaves no file behind", async () => {
     const dir = tempDir();
     const snapshot = join(dir, "snapshot.db");

@@ -9,6 +9,8 @@ import { formatBytes, progressLine } from "./progress.js";
 
 const DEFAULT_EVERY_MINUTES = 60;
 const DEFAULT_KEEP = 24;
+/** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days): a longer one fires at once, so is refused. */
+const MAX_EVERY_MINUTES = Math.floor((2 ** 31 - 1) / 60_000);
 /** Scheduled snapshots' names: the UTC time they were started, so names sort by age. */
 const SNAPSHOT_NAME = /^plants-\d{8}T\d{6}Z\.db$/;
 
@@ -47,7 +49,9 @@ export const backup: Command = {
     try {
       if (typeof args.values.dir === "string") {
         if (args.positionals.length > 0) throw new CommandError("give a <file> or --dir, not both");
-        const everyMs = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES) * 60_000;
+        const every = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES);
+        if (every > MAX_EVERY_MINUTES) throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`);
+        const everyMs = every * 60_000;
         const keep = positiveNumber(args, "keep", DEFAULT_KEEP, { integer: true });
         return await backUpEvery(storeFile, resolve(args.values.dir), everyMs, keep, stop.signal);
       }

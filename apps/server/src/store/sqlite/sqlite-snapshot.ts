@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fdatasyncSync, openSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "./sqlite-files.js";
 
@@ -41,6 +42,7 @@ export async function writeSnapshot(
   const started = performance.now();
   if (!existsSync(storeFile)) throw new SnapshotError(`there is no SQLite store at ${storeFile}`);
   if (!statSync(storeFile).isFile() || !hasSqliteHeader(storeFile)) throw new SnapshotError(`${storeFile} is not a SQLite database`);
+  if (!existsSync(dirname(destination))) throw new SnapshotError(`there is no folder ${dirname(destination)} for the snapshot`);
   const partial = `${destination}.partial`;
   const db = new DatabaseSync(storeFile, { timeout: 5_000 });
   let partialFd: number | undefined;
