@@ -337,6 +337,27 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     expect(readdirSync(join(dir, "data")).filter((name) => name.includes(".restoring"))).toEqual([]);
   });
 
+  it("restore refuses a store's file with commits still in its WAL: they would not come with it", async () => {
+    const { dir, databaseFile } = await storeAndSnapshot();
+    const live = join(dir, "live", "plants.db");
+    const server = await startServer(live);
+    expect((await post(server, plantBody(3, "Ash"))).status).toBe(200);
+    server.child.kill("SIGKILL");
+    await server.exited;
+    const before = folderState(join(dir, "data"));
+
+    const result = await runCli(["restore", live, "--force"], { DATABASE_URL: databaseFile });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(/^plant-store restore: .+live\/plants\.db has a WAL beside it: snapshot it first \(DATABASE_URL=.+ plant-store backup <file>\) and restore that\n$/);
+    expect(folderState(join(dir, "data"))).toEqual(before);
+
+    // As the message says: a snapshot of it holds the plant, and restores.
+    const fromLive = join(dir, "from-live.db");
+    expect((await runCli(["backup", fromLive], { DATABASE_URL: live })).code).toBe(0);
+    expect((await runCli(["restore", fromLive, "--force"], { DATABASE_URL: databaseFile })).stdout).toMatch(/^restored 1 plants /);
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 3n, name: "Ash" }]);
+  });
+
   it("backup refuses bad --every and --keep values and a missing folder, and writes nothing", async () => {
     const dir = tempDir();
     const env = { DATABASE_URL: join(dir, "plants.db") };

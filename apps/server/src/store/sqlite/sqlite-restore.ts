@@ -22,6 +22,10 @@ export interface Restored {
  */
 export async function restoreSnapshot(snapshot: string, target: string, { force = false } = {}): Promise<Restored> {
   if (!existsSync(snapshot)) throw new SnapshotError(`there is no file at ${snapshot}`);
+  // Commits still in a WAL beside the file (a store's own file, not a snapshot) would not be copied with it.
+  if ((statSync(`${snapshot}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+    throw new SnapshotError(`${snapshot} has a WAL beside it: snapshot it first (DATABASE_URL=${snapshot} plant-store backup <file>) and restore that`);
+  }
   if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot)) throw new SnapshotError(`${snapshot} is not a SQLite database`);
   const replacedPlants = plantsInTarget(target, force);
   const folder = dirname(target);
