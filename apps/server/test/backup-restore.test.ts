@@ -370,6 +370,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
       [["--dir", backups, "--keep", "0"], /^plant-store backup: --keep must be a positive whole number, not "0"\n$/],
       [["--dir", backups, "--keep", "1.5"], /^plant-store backup: --keep must be a positive whole number, not "1\.5"\n$/],
       [[join(dir, "snapshot.db"), "--keep", "3"], /^plant-store backup: --keep goes with --dir\n$/],
+      [[join(dir, "a.db"), join(dir, "b.db")], /^plant-store backup: expected the snapshot's <file> \(or --dir <dir>\) alone, got 2 arguments\n$/],
     ];
     for (const [args, stderr] of cases) {
       const result = await runCli(["backup", ...args], env);

@@ -53,7 +53,7 @@ export function positiveNumber(args: CommandArgs, name: string, fallback: number
 /** The one positional argument a command takes; `what` names it in the error when it is missing or doubled. */
 export function onePositional(args: CommandArgs, what: string): string {
   if (args.positionals.length !== 1) {
-    throw new CommandError(args.positionals.length === 0 ? `${what} is missing` : `one ${what} only, got ${args.positionals.length}`);
+    throw new CommandError(args.positionals.length === 0 ? `${what} is missing` : `expected ${what} alone, got ${args.positionals.length} arguments`);
   }
   return args.positionals[0]!;
 }
