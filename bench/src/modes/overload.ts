@@ -37,7 +37,7 @@ const CONTENDERS: Contender[] = [
   { name: "shedding", label: "Plant Store, admission control on", key: "plant-store" },
   { name: "before", label: "Plant Store, admission control off (before)", key: "plant-store", env: { ADMISSION_CONTROL: "false" } },
   { name: "tuned", label: "Fastify peer, tuned", key: "fastify-tuned" },
-  { name: "under-pressure", label: "Fastify peer, tuned + @fastify/under-pressure (README settings)", key: "fastify-tuned", env: { UNDER_PRESSURE: "readme" } },
+  { name: "under-pressure", label: "Fastify peer, tuned + @fastify/under-pressure (README's event-loop settings)", key: "fastify-tuned", env: { UNDER_PRESSURE: "readme" } },
 ];
 
 /** One level of one round for one server, as the report shows it. */

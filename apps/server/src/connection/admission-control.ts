@@ -7,11 +7,15 @@ const GAIN = 0.05;
 const TREND_GAIN = 0.2;
 /** Some requests are always served, so the limit goes on being measured. */
 const MAX_REFUSAL_SHARE = 0.98;
-/** Without refusals, the limit follows the longest wait of each interval, at this rate (about 2 s to settle). */
+/** Without refusals, the limit follows twice the longest wait of each interval, at this rate (about 2 s to settle). */
+const LIMIT_OVER_LONGEST_WAIT = 2;
 const LIMIT_SMOOTHING = 0.05;
-/** Bounds of the limit: a wait under 5 ms is never overload; one over 250 ms is never "in time". It starts at the
- * top, so a cold start (JIT, first GCs) refuses nothing before the machine's normal waits are known. */
-const MIN_LIMIT_MS = 5;
+/**
+ * Bounds of the limit: a mean wait under 50 ms is within any client's budget (a closed-loop fleet saturating a
+ * small pod waits about that and needs no refusals); one over 250 ms is never "in time". It starts at the top, so a
+ * cold start (JIT, first GCs) refuses nothing before the machine's normal waits are known.
+ */
+const MIN_LIMIT_MS = 50;
 const MAX_LIMIT_MS = 250;
 const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
 
@@ -24,7 +28,7 @@ const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
  * overload into a server busy refusing.
  *
  * The limit follows the machine (as Envoy's gradient controller follows its minRTT): while nothing is refused, it
- * tracks the longest wait of each interval, so a pod with a small CPU share, whose event-loop turns stretch across
+ * tracks twice the longest wait of each interval, so a pod with a small CPU share, whose event-loop turns stretch across
  * its quota's throttles, gets a longer limit than a large one, with nothing to configure.
  */
 export class AdmissionControl {
@@ -76,7 +80,7 @@ export class AdmissionControl {
     this.#refusalShare = Math.min(MAX_REFUSAL_SHARE, Math.max(0, share));
     this.#previousMeanMs = meanMs;
     if (this.#refusalShare === 0) {
-      const next = this.#limitMs + LIMIT_SMOOTHING * (this.#intervalLongestMs - this.#limitMs);
+      const next = this.#limitMs + LIMIT_SMOOTHING * (LIMIT_OVER_LONGEST_WAIT * this.#intervalLongestMs - this.#limitMs);
       this.#limitMs = Math.min(MAX_LIMIT_MS, Math.max(MIN_LIMIT_MS, next));
     }
     this.#intervalStartMs = nowMs;
