@@ -5,12 +5,17 @@ import type { QueueTimeSource } from "../src/connection/queue-time.js";
 import { capturingLogger } from "./support/log-capture.js";
 import { testApps } from "./support/test-server.js";
 
-/** Drives the controller as the event loop would: `intervals` of 100 ms with a request every 10 ms that waited `queueMs`. */
-function drive(control: AdmissionControl, clock: { nowMs: number }, intervals: number, queueMs: number) {
+/**
+ * Drives the controller as the server would: `intervals` of 100 ms with a request every 10 ms that waited `queueMs`
+ * for the event loop and, when admitted, is answered `answeredMs` after it arrived.
+ */
+function drive(control: AdmissionControl, clock: { nowMs: number }, intervals: number, queueMs: number, answeredMs = queueMs) {
   const decisions: boolean[] = [];
   for (let step = 0; step < intervals * 10; step++) {
     clock.nowMs += 10;
-    decisions.push(control.admit({ ...clock, queueMs }));
+    const admitted = control.admit({ ...clock, queueMs });
+    if (admitted) control.answered(answeredMs);
+    decisions.push(admitted);
   }
   return decisions;
 }
@@ -52,6 +57,13 @@ describe("admission control", () => {
     expect(refused(drive(control, clock, 2, limit / 4))).toBe(0);
   });
 
+  it("refuses when answers slow down even though every request is read at once (the queue is in the store)", () => {
+    const control = new AdmissionControl();
+    const clock = { nowMs: 0 };
+    drive(control, clock, 50, 1, 20);
+    expect(refused(drive(control, clock, 5, 1, control.limitMs * 3))).toBeGreaterThan(0);
+  });
+
   it("refuses less for a wait just over the limit than for one far over it", () => {
     const near = new AdmissionControl();
     const far = new AdmissionControl();
@@ -67,6 +79,7 @@ describe("admission control", () => {
 function standingQueue(): QueueTimeSource {
   const clock = { nowMs: 0 };
   return {
+    nowMs: () => clock.nowMs,
     sample() {
       clock.nowMs += 150;
       return { ...clock, queueMs: 1_000 };

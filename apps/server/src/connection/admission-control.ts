@@ -7,8 +7,8 @@ const GAIN = 0.05;
 const TREND_GAIN = 0.2;
 /** Some requests are always served, so the limit goes on being measured. */
 const MAX_REFUSAL_SHARE = 0.98;
-/** Without refusals, the limit follows twice the longest wait of each interval, at this rate (about 2 s to settle). */
-const LIMIT_OVER_LONGEST_WAIT = 2;
+/** Without refusals, the limit follows twice each interval's mean latency, at this rate (about 2 s to settle). */
+const LIMIT_OVER_NORMAL_LATENCY = 2;
 const LIMIT_SMOOTHING = 0.05;
 /**
  * Bounds of the limit: a mean wait under 50 ms is within any client's budget (a closed-loop fleet saturating a
@@ -20,16 +20,18 @@ const MAX_LIMIT_MS = 250;
 const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
 
 /**
- * Admission by queueing delay. Each 100 ms, the mean wait of the interval's requests is compared with the limit,
- * and the share of requests refused moves in proportion to the excess and to its trend (PIE's controller, RFC 8033,
- * with delays in units of the limit): a wait that stays over the limit refuses more until it is back under it; a
- * wait under it refuses less, down to none. Refusing exactly the excess matters because a refusal is not free (it
+ * Admission by latency. Each 100 ms, the interval's mean latency (the larger of the mean wait for the event loop
+ * of the requests that arrived and the mean time from arrival to answer of those answered: under a CPU limit the
+ * queue can stand in the store's commits as well as before the loop) is compared with the limit, and the share of
+ * requests refused moves in proportion to the excess and to its trend (PIE's controller, RFC 8033, with delays in
+ * units of the limit): a latency that stays over the limit refuses more until it is back under it; one under it
+ * refuses less, down to none. Refusing exactly the excess matters because a refusal is not free (it
  * still costs Node's HTTP parse, a third to a half of a served request): refusing every late request turns a small
  * overload into a server busy refusing.
  *
- * The limit follows the machine (as Envoy's gradient controller follows its minRTT): while nothing is refused, it
- * tracks twice the longest wait of each interval, so a pod with a small CPU share, whose event-loop turns stretch across
- * its quota's throttles, gets a longer limit than a large one, with nothing to configure.
+ * The limit follows the machine (as Netflix's Gradient2 compares with its long-term RTT): while nothing is refused,
+ * it tracks twice the mean latency of each interval, so a pod with a small CPU share, whose event-loop turns stretch
+ * across its quota's throttles, gets a longer limit than a large one, with nothing to configure.
  */
 export class AdmissionControl {
   #limitMs = INITIAL_LIMIT_MS;
@@ -40,9 +42,10 @@ export class AdmissionControl {
   #intervalStartMs: number | undefined;
   #intervalCount = 0;
   #intervalSumMs = 0;
-  #intervalLongestMs = 0;
+  #answeredCount = 0;
+  #answeredSumMs = 0;
 
-  /** The current limit on the mean queueing delay, in milliseconds. */
+  /** The current limit on the mean latency, in milliseconds. */
   get limitMs(): number {
     return this.#limitMs;
   }
@@ -61,7 +64,6 @@ export class AdmissionControl {
     }
     this.#intervalCount++;
     this.#intervalSumMs += sample.queueMs;
-    if (sample.queueMs > this.#intervalLongestMs) this.#intervalLongestMs = sample.queueMs;
     if (this.#refusalShare === 0) return true;
     this.#accrued += this.#refusalShare;
     if (this.#accrued < 1) return true;
@@ -69,10 +71,18 @@ export class AdmissionControl {
     return false;
   }
 
+  /** Records an admitted request's latency, from its arrival (its sample's time less its wait) to its answer. */
+  answered(latencyMs: number): void {
+    this.#answeredCount++;
+    this.#answeredSumMs += latencyMs;
+  }
+
   #closeInterval(nowMs: number): void {
     // An interval that lasted much longer had no requests for a while: no queue stood over it.
     const quiet = nowMs - (this.#intervalStartMs ?? nowMs) >= 2 * INTERVAL_MS;
-    const meanMs = quiet ? 0 : this.#intervalSumMs / this.#intervalCount;
+    const meanWaitMs = this.#intervalSumMs / this.#intervalCount;
+    const meanAnsweredMs = this.#answeredCount > 0 ? this.#answeredSumMs / this.#answeredCount : 0;
+    const meanMs = quiet ? 0 : Math.max(meanWaitMs, meanAnsweredMs);
     const excess = (meanMs - this.#limitMs) / this.#limitMs;
     // The trend counts only over the limit: a wait rising from idle to normal refuses nothing.
     const trend = meanMs > this.#limitMs ? (meanMs - this.#previousMeanMs) / this.#limitMs : 0;
@@ -80,12 +90,13 @@ export class AdmissionControl {
     this.#refusalShare = Math.min(MAX_REFUSAL_SHARE, Math.max(0, share));
     this.#previousMeanMs = meanMs;
     if (this.#refusalShare === 0) {
-      const next = this.#limitMs + LIMIT_SMOOTHING * (LIMIT_OVER_LONGEST_WAIT * this.#intervalLongestMs - this.#limitMs);
+      const next = this.#limitMs + LIMIT_SMOOTHING * (LIMIT_OVER_NORMAL_LATENCY * meanMs - this.#limitMs);
       this.#limitMs = Math.min(MAX_LIMIT_MS, Math.max(MIN_LIMIT_MS, next));
     }
     this.#intervalStartMs = nowMs;
     this.#intervalCount = 0;
     this.#intervalSumMs = 0;
-    this.#intervalLongestMs = 0;
+    this.#answeredCount = 0;
+    this.#answeredSumMs = 0;
   }
 }

@@ -11,6 +11,8 @@ export interface QueueTimeSample {
 /** Where admission control gets its samples; tests inject their own clock. */
 export interface QueueTimeSource {
   sample(): QueueTimeSample;
+  /** The same clock as the samples' `nowMs`. */
+  nowMs(): number;
 }
 
 /**
@@ -38,6 +40,7 @@ export function eventLoopQueueTime(): QueueTimeSource {
   };
 
   return {
+    nowMs: () => performance.now(),
     sample() {
       const nowMs = performance.now();
       // The idle time changes only when the loop polls, so one read per turn serves all of its requests.

@@ -84,7 +84,11 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
     if (NEVER_SHED.has(pathOf(req.url))) return app(req, res);
     const sample = queueTime.sample();
     queueDuration.observe(sample.queueMs / 1000);
-    if (control.admit(sample, onInterval)) return app(req, res);
+    if (control.admit(sample, onInterval)) {
+      const arrivedMs = sample.nowMs - sample.queueMs;
+      res.on("finish", () => control.answered(queueTime.nowMs() - arrivedMs));
+      return app(req, res);
+    }
 
     requestsShed.inc();
     unlogged++;
