@@ -12,7 +12,7 @@ import { eventLoopQueueTime, type QueueTimeSource } from "./queue-time.js";
 const RETRY_AFTER_SECONDS = 1;
 /** Probes and scrapes are answered whatever the load: readiness must not flap, or the overload moves to the neighbours. */
 const NEVER_SHED = new Set(["/healthz", "/readyz", "/metrics"]);
-/** Shed requests are logged as one line per second with their count, so the log never adds to an overload. */
+/** Refused requests are logged as one line per second with their count, so the log never adds to an overload. */
 const SHED_LOG_INTERVAL_MS = 1_000;
 
 const refusal = new ServiceUnavailableError(
@@ -47,8 +47,8 @@ export interface ShedOverloadDeps {
 }
 
 /**
- * Runs before Express (no auth, body or store work for a refused request): each request's queueing delay goes to
- * the admission controller, and one it refuses is answered at once with 503 Overloaded and Retry-After, its body
+ * Runs before Express (no auth, body or store work for a refused request): each request's queueing delay, and each
+ * admitted one's time to answer, go to the admission controller, and one it refuses is answered at once with 503 Overloaded and Retry-After, its body
  * and headers built once at start-up. See admission-control.ts for the policy and docs/performance.md for its price.
  */
 export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): RequestListener {

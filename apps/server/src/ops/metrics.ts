@@ -41,12 +41,12 @@ export function createMetrics(): Metrics {
     }),
     requestsShed: new Counter({
       name: "plant_store_requests_shed_total",
-      help: "Requests refused with 503 Overloaded before any work, because they waited longer than the admission limit.",
+      help: "Requests refused with 503 Overloaded before any work, while the mean latency was over the admission limit.",
       registers: [registry],
     }),
     admissionLimit: new Gauge({
       name: "plant_store_admission_limit_seconds",
-      help: "The queueing delay over which a request is refused while a standing queue lasts (it adapts to the machine).",
+      help: "The mean latency over which admission control refuses a share of requests (it adapts to the machine).",
       registers: [registry],
     }),
     queueDuration: new Histogram({
