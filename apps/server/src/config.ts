@@ -57,6 +57,11 @@ const EnvSchema = z.object({
     emptyAsUndefined,
     z.string().min(32, "must be at least 32 characters (256 bits) for HS256").optional(),
   ),
+  // The secret tokens were signed with before JWT_SECRET: both verify while signers move over (a rotation).
+  JWT_SECRET_PREVIOUS: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, "must be at least 32 characters (256 bits) for HS256").optional(),
+  ),
   JWT_PUBLIC_KEY: optionalString,
   JWT_PUBLIC_KEY_FILE: optionalString,
   JWT_JWKS_URI: z.preprocess(
@@ -176,6 +181,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequ
     throw new ConfigError(
       `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; set one of ${KEY_SOURCES.join(", ")}`,
     );
+  }
+  if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET === undefined) {
+    throw new ConfigError("invalid configuration: JWT_SECRET_PREVIOUS: is accepted only beside JWT_SECRET, which signs new tokens");
   }
   if (keySourceRequired && config.NODE_ENV === "production" && keySources.length === 0) {
     throw new ConfigError(

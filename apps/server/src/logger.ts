@@ -18,7 +18,7 @@ export function createLogger(
       level,
       mixin,
       redact: {
-        paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "*.JWT_SECRET"],
+        paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "*.JWT_SECRET", "*.JWT_SECRET_PREVIOUS"],
         censor: "[redacted]",
       },
     },

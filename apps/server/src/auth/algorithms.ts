@@ -74,7 +74,34 @@ export function allowedAlgorithmsForKey(
   return [...configured];
 }
 
-function describeKey(key: KeyObject): string {
+/**
+ * The algorithms each of several fixed keys accepts (rotation: JWT_SECRET_PREVIOUS, several PEM keys). Without
+ * JWT_ALGORITHMS each key gets its type's defaults; with it, each key gets the configured ones its type can
+ * verify. Throws when a configured algorithm suits no key, or a key suits none of them (it could verify nothing).
+ */
+export function allowedAlgorithmsForKeys(
+  keys: readonly KeyObject[],
+  configured: readonly SupportedAlgorithm[] | undefined,
+): SupportedAlgorithm[][] {
+  if (keys.length === 1) return [allowedAlgorithmsForKey(keys[0]!, configured)];
+  const perKey = keys.map((key) => {
+    const { compatible } = algorithmsForKey(key);
+    const allowed = allowedAlgorithmsForKey(key, undefined);
+    return configured === undefined ? allowed : configured.filter((algorithm) => compatible.includes(algorithm));
+  });
+  if (configured !== undefined) {
+    const unusable = configured.filter((algorithm) => !perKey.some((allowed) => allowed.includes(algorithm)));
+    if (unusable.length > 0) throw new Error(`${unusable.join(", ")} cannot be verified with any of the ${keys.length} keys`);
+    const idle = perKey.findIndex((allowed) => allowed.length === 0);
+    if (idle !== -1) {
+      throw new Error(`key ${idle + 1} of ${keys.length} (${describeKey(keys[idle]!)}) can verify none of ${configured.join(", ")}`);
+    }
+  }
+  return perKey;
+}
+
+/** A key's kind as logs and errors name it, e.g. "secret", "RSA public key", "EC prime256v1 public key"; never the key. */
+export function describeKey(key: KeyObject): string {
   if (key.type === "secret") return "secret";
   const curve = key.asymmetricKeyDetails?.namedCurve;
   return `${key.asymmetricKeyType?.toUpperCase()}${curve ? ` ${curve}` : ""} public key`;

@@ -1,6 +1,6 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
-import { allowedAlgorithmsForKey, type SupportedAlgorithm } from "./algorithms.js";
+import { allowedAlgorithmsForKeys, type SupportedAlgorithm } from "./algorithms.js";
 import { InvalidTokenError } from "./auth-errors.js";
 
 /** Checks every verifier applies besides the signature. */
@@ -28,16 +28,17 @@ export function verifyOptions(algorithms: SupportedAlgorithm[], claims: ClaimOpt
   };
 }
 
+const SIGNATURE_INVALID = "token signature is invalid";
+const ALGORITHM_NOT_ACCEPTED = "token algorithm is not accepted";
+
 function reasonFor(error: unknown): string {
   if (error instanceof jwt.TokenExpiredError) return "token has expired";
   if (error instanceof jwt.NotBeforeError) return "token is not valid yet";
   const message = error instanceof Error ? error.message : "";
   if (message.startsWith("jwt audience invalid")) return "token audience is not accepted";
   if (message.startsWith("jwt issuer invalid")) return "token issuer is not accepted";
-  if (message === "invalid signature") return "token signature is invalid";
-  if (message === "invalid algorithm" || message === "jwt signature is required") {
-    return "token algorithm is not accepted";
-  }
+  if (message === "invalid signature") return SIGNATURE_INVALID;
+  if (message === "invalid algorithm" || message === "jwt signature is required") return ALGORITHM_NOT_ACCEPTED;
   return "token is malformed";
 }
 
@@ -61,29 +62,59 @@ export type JwtVerifierOptions = ClaimOptions &
         /** A secret or public KeyObject; its type decides which algorithms are allowed. */
         key: KeyObject;
       }
+    | {
+        /**
+         * Several keys of one source (JWT_SECRET then JWT_SECRET_PREVIOUS, or every PEM key in
+         * JWT_PUBLIC_KEY): a token verifies when any of them does, each key with its own algorithms.
+         */
+        keys: readonly KeyObject[];
+      }
   ) & {
-    /** Replaces the key type's default algorithms (JWT_ALGORITHMS); each must suit the key. */
+    /** Replaces the key type's default algorithms (JWT_ALGORITHMS); each must suit a key. */
     algorithms?: readonly SupportedAlgorithm[] | undefined;
   };
 
-/** Verifies bearer tokens with one fixed key (an HS256 secret or a PEM public key), synchronously. */
+/**
+ * Verifies bearer tokens with fixed keys (HS256 secrets or PEM public keys), synchronously. With several
+ * keys (a rotation), every key is tried in the configured order with its own allow-list, whatever the
+ * token's header says: the header's `alg` cannot pick a key, only be refused by it, so an HMAC token is
+ * never checked against a public key. A refused token costs every key (HMAC signatures are compared in
+ * constant time by jws); only a token whose signature matched a key stops early.
+ */
 export class JwtVerifier implements TokenVerifier {
   // jsonwebtoken verifies ~40x faster with a KeyObject made once than with the secret as a string.
-  private readonly key: KeyObject;
-  private readonly options: VerifyOptions;
+  private readonly keys: readonly { key: KeyObject; options: VerifyOptions }[];
 
   constructor(options: JwtVerifierOptions) {
-    this.key = "secret" in options ? createSecretKey(Buffer.from(options.secret, "utf8")) : options.key;
-    this.options = verifyOptions(allowedAlgorithmsForKey(this.key, options.algorithms), options);
+    const keys =
+      "secret" in options ? [createSecretKey(Buffer.from(options.secret, "utf8"))] : "key" in options ? [options.key] : options.keys;
+    if (keys.length === 0) throw new Error("no key to verify tokens with");
+    const algorithms = allowedAlgorithmsForKeys(keys, options.algorithms);
+    this.keys = keys.map((key, index) => ({ key, options: verifyOptions(algorithms[index]!, options) }));
   }
 
-  /** The algorithms this verifier accepts. */
+  /** The algorithms this verifier accepts (with several keys, those of any key). */
   get algorithms(): readonly SupportedAlgorithm[] {
-    return this.options.algorithms;
+    return [...new Set(this.keys.flatMap(({ options }) => options.algorithms))];
   }
 
   /** The token's claims, or an InvalidTokenError saying why it is refused. */
   verify(token: string): jwt.JwtPayload {
-    return verifyWithKey(token, this.key, this.options);
+    const [only, ...others] = this.keys;
+    if (others.length === 0) return verifyWithKey(token, only!.key, only!.options);
+    let refusal: InvalidTokenError | undefined;
+    for (const { key, options } of this.keys) {
+      try {
+        return verifyWithKey(token, key, options);
+      } catch (error) {
+        // jsonwebtoken checks the algorithm, then the signature, then the claims: any other reason (expired,
+        // audience, malformed) is this key's final word, as its signature matched or the token cannot be read.
+        if (!(error instanceof InvalidTokenError)) throw error;
+        if (error.message !== SIGNATURE_INVALID && error.message !== ALGORITHM_NOT_ACCEPTED) throw error;
+        // "Signature invalid" from a key that allows the algorithm says more than another key's "not accepted".
+        if (refusal === undefined || error.message === SIGNATURE_INVALID) refusal = error;
+      }
+    }
+    throw refusal!;
   }
 }

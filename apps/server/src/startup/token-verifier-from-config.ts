@@ -1,13 +1,16 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
+import { describeKey } from "../auth/algorithms.js";
 import { KeySetupError } from "../auth/auth-errors.js";
 import { generateDevelopmentSecret } from "../auth/development-credentials.js";
 import { JwksVerifier } from "../auth/jwks-verifier.js";
 import { JwtVerifier, type TokenVerifier } from "../auth/jwt-verifier.js";
-import { loadPublicKey } from "../auth/public-key.js";
+import { loadPublicKeys } from "../auth/public-key.js";
 import { type Config, ConfigError } from "../config.js";
 
 type AuthConfig = Pick<
   Config,
   | "JWT_SECRET"
+  | "JWT_SECRET_PREVIOUS"
   | "JWT_PUBLIC_KEY"
   | "JWT_PUBLIC_KEY_FILE"
   | "JWT_JWKS_URI"
@@ -22,11 +25,14 @@ export interface ConfiguredVerifier {
   verifier: TokenVerifier;
   /** Set when no key source was configured and this development run made up its own HS256 secret. */
   developmentSecret?: string;
+  /** What startup logs about the keys, never the keys: the source and how many keys of each kind it holds. */
+  keys: { source: string; count?: Record<string, number> };
 }
 
 /**
- * The verifier for the configured key source: an HS256 secret, a PEM public key, or a JWKS URL (loadConfig
- * has already made sure there is at most one). Fails with a ConfigError naming the variable.
+ * The verifier for the configured key source: HS256 secrets (JWT_SECRET, and JWT_SECRET_PREVIOUS while rotating),
+ * PEM public keys, or a JWKS URL (loadConfig has already made sure there is at most one source). Fails with a
+ * ConfigError naming the variable.
  */
 export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
   const claims = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE };
@@ -41,28 +47,37 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
       requestsPerMinute: config.JWT_JWKS_REQUESTS_PER_MINUTE,
       cacheMaxAgeMs: config.JWT_JWKS_CACHE_MAX_AGE_SECONDS * 1000,
     });
-    return { verifier };
+    return { verifier, keys: { source: "JWT_JWKS_URI" } };
   }
   const usesPublicKey = config.JWT_PUBLIC_KEY !== undefined || config.JWT_PUBLIC_KEY_FILE !== undefined;
   const developmentSecret =
     usesPublicKey || config.JWT_SECRET !== undefined ? undefined : generateDevelopmentSecret();
-  const keySource = usesPublicKey
-    ? { key: publicKeyFrom(config) }
-    : { secret: config.JWT_SECRET ?? (developmentSecret as string) };
+  const keys: KeyObject[] = usesPublicKey
+    ? publicKeysFrom(config)
+    : [config.JWT_SECRET ?? (developmentSecret as string), config.JWT_SECRET_PREVIOUS]
+        .filter((secret) => secret !== undefined)
+        .map((secret) => createSecretKey(Buffer.from(secret, "utf8")));
   let verifier: JwtVerifier;
   try {
-    verifier = new JwtVerifier({ ...claims, ...keySource, algorithms: config.JWT_ALGORITHMS });
+    verifier = new JwtVerifier({ ...claims, keys, algorithms: config.JWT_ALGORITHMS });
   } catch (error) {
-    // The key was checked above, so what the verifier refuses is the configured algorithm list.
+    // The keys were checked above, so what the verifier refuses is the configured algorithm list.
     throw new ConfigError(`invalid configuration: JWT_ALGORITHMS: ${(error as Error).message}`);
   }
-  return developmentSecret === undefined ? { verifier } : { verifier, developmentSecret };
+  const source = usesPublicKey
+    ? config.JWT_PUBLIC_KEY_FILE !== undefined ? "JWT_PUBLIC_KEY_FILE" : "JWT_PUBLIC_KEY"
+    : developmentSecret !== undefined ? "generated development secret"
+    : config.JWT_SECRET_PREVIOUS !== undefined ? "JWT_SECRET, JWT_SECRET_PREVIOUS" : "JWT_SECRET";
+  const count: Record<string, number> = {};
+  for (const key of keys) count[describeKey(key)] = (count[describeKey(key)] ?? 0) + 1;
+  const summary = { source, count };
+  return developmentSecret === undefined ? { verifier, keys: summary } : { verifier, developmentSecret, keys: summary };
 }
 
-/** The configured PEM public key; auth's KeySetupError becomes the ConfigError that stops the start. */
-function publicKeyFrom(config: AuthConfig) {
+/** The configured PEM public keys; auth's KeySetupError becomes the ConfigError that stops the start. */
+function publicKeysFrom(config: AuthConfig) {
   try {
-    return loadPublicKey(config);
+    return loadPublicKeys(config);
   } catch (error) {
     if (error instanceof KeySetupError) throw new ConfigError(`invalid configuration: ${error.variable}: ${error.message}`);
     throw error;
