@@ -5,8 +5,10 @@ import { startPlantStore } from "./startup/start-plant-store.js";
 /** The process: configuration from the environment, the server from the composition root, signals to shutdown. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const running = await startPlantStore(config);
+  const running = await startPlantStore(config, { storeInBackground: true });
   const { logger } = running;
+  // A configuration error met after the start (a database that comes up refusing our credentials): no retry fixes it.
+  running.waitingStore?.failure.then((error) => exitOnStartFailure(error));
   for (const server of [running.server, running.metricsServer]) {
     server?.on("error", (error) => {
       logger.fatal({ err: error }, "server failed");
@@ -37,11 +39,13 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => onSignal("SIGINT"));
 }
 
-main().catch((error: unknown) => {
+function exitOnStartFailure(error: unknown): never {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   }
   process.exit(1);
-});
+}
+
+main().catch(exitOnStartFailure);

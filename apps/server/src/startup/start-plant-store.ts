@@ -11,8 +11,9 @@ import { gracefulShutdown } from "../ops/graceful-shutdown.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
 import { createMetricsServer } from "./metrics-server.js";
-import { databaseSystem, describeDatabase, openStore } from "../store/open-store.js";
+import { databaseSystem, describeDatabase, isTransientOpenError, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
+import { WaitingStore } from "../store/waiting-store.js";
 import { instrument } from "../tracing/instrument.js";
 import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
@@ -28,7 +29,15 @@ export interface PlantStoreOverrides {
   metrics?: Metrics;
   /** Instead of the event loop's busy time as admission control's clock (tests drive overload with it). */
   queueTime?: QueueTimeSource;
+  /**
+   * Open the store in the background, retrying while the database is unreachable or its migration lock is
+   * held, instead of before composing (main.ts: the server listens at once and is ready once the store opens).
+   */
+  storeInBackground?: boolean;
 }
+
+/** How long startPlantStore waits for the first attempt to open the store before it reports listening anyway. */
+const FIRST_ATTEMPT_GRACE_MS = 2_000;
 
 /** The server's parts before anything listens: what tests drive through supertest, and what startPlantStore serves. */
 export interface ComposedPlantStore {
@@ -42,6 +51,8 @@ export interface ComposedPlantStore {
   developmentSecret?: string;
   /** The shutdown sequence with no server to drain (readiness 503, close the store); runs once however often called. */
   shutdown: (signal?: string) => Promise<void>;
+  /** With storeInBackground: the store still opening, whose `failure` is a configuration error that must end the process. */
+  waitingStore?: WaitingStore;
 }
 
 export interface RunningPlantStore {
@@ -60,6 +71,8 @@ export interface RunningPlantStore {
   developmentSecret?: string;
   /** The graceful shutdown sequence (readiness 503, drain, close the store); runs once however often called. */
   shutdown: (signal?: string) => Promise<void>;
+  /** With storeInBackground: the store still opening, whose `failure` is a configuration error that must end the process. */
+  waitingStore?: WaitingStore;
 }
 
 /**
@@ -72,8 +85,17 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
   const tracing = await loadTracing(tracesExport(config), metrics.registry);
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
   tracing?.logTo(logger);
-  const { verifier, developmentSecret } = createTokenVerifier(config);
-  const openedStore = overrides.store ?? (await openStore(config, logger));
+  const { verifier, developmentSecret, keys } = createTokenVerifier(config);
+  logger.info({ keys }, "token keys loaded");
+  const waitingStore =
+    overrides.store === undefined && overrides.storeInBackground
+      ? new WaitingStore({
+          open: () => openStore(config, logger),
+          isTransient: (error) => isTransientOpenError(config.DATABASE_URL, error),
+          logger,
+        })
+      : undefined;
+  const openedStore = overrides.store ?? waitingStore ?? (await openStore(config, logger));
   const { store, verifier: tokenVerifier, first } = instrument(tracing, {
     store: openedStore,
     system: databaseSystem(config.DATABASE_URL),
@@ -115,6 +137,7 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
     tracing,
     ...(developmentSecret !== undefined && { developmentSecret }),
     shutdown: (signal = "shutdown") => shutdown(signal),
+    ...(waitingStore !== undefined && { waitingStore }),
   };
 }
 
@@ -123,7 +146,7 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
  * METRICS_PORT when set, and the graceful shutdown of both. main.ts and, through main, the benchmark start it here.
  */
 export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
-  const { app, store, metrics, lifecycle, logger, tracing, developmentSecret } = await composePlantStore(config, overrides);
+  const { app, store, metrics, lifecycle, logger, tracing, developmentSecret, waitingStore } = await composePlantStore(config, overrides);
   const admission = config.ADMISSION_CONTROL ? { metrics, queueTime: overrides.queueTime } : undefined;
   const server = createHttpServer(app, config, logger, admission);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, logger);
@@ -138,7 +161,20 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     await store.close().catch(() => undefined);
     throw error;
   }
-  logger.info({ url, database: describeDatabase(config.DATABASE_URL) }, "plant store listening");
+  if (waitingStore !== undefined) {
+    // Already listening (GET /healthz answers). The line below waits for the first attempt to open the store,
+    // briefly, so whoever reads it finds the server ready in the usual case; a configuration error ends the start.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([waitingStore.firstAttempt, new Promise((resolve) => (grace = setTimeout(resolve, FIRST_ATTEMPT_GRACE_MS)))]);
+    clearTimeout(grace);
+    if (waitingStore.failedWith !== undefined) {
+      server.close();
+      metricsServer?.close();
+      throw waitingStore.failedWith;
+    }
+  }
+  const ready = waitingStore?.isOpen ?? true;
+  logger.info({ url, database: describeDatabase(config.DATABASE_URL), ready }, "plant store listening");
   if (metricsUrl !== undefined) logger.info({ metricsUrl }, "metrics listening");
 
   const shutdown = gracefulShutdown({
@@ -163,6 +199,7 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     logger,
     ...(developmentSecret !== undefined && { developmentSecret }),
     shutdown: (signal = "shutdown") => shutdown(signal),
+    ...(waitingStore !== undefined && { waitingStore }),
   };
 }
 

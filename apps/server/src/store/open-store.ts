@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { PlantStore } from "./plant-store.js";
+import { classifyPostgresError } from "./postgres/connection-errors.js";
+import { StoreUnavailableError } from "./store-unavailable.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";
 
 export type StoreConfig = Pick<
@@ -30,6 +32,18 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
 export function sqliteFilename(databaseUrl: string): string | undefined {
   if (isPostgresUrl(databaseUrl)) return undefined;
   return databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
+}
+
+/**
+ * Whether a failure to open the store may pass by itself, so opening is retried: PostgreSQL unreachable,
+ * refusing connections for now or its migration lock not granted in time; SQLite locked by another process.
+ * Anything else (authentication refused, no such database, a malformed URL, a path that cannot be created)
+ * is a configuration error that no wait fixes.
+ */
+export function isTransientOpenError(databaseUrl: string, error: unknown): boolean {
+  if (isPostgresUrl(databaseUrl)) return classifyPostgresError(error) instanceof StoreUnavailableError;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);
 }
 
 /** Which database DATABASE_URL names, as OpenTelemetry's db.system calls it. */

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { setTimeout as realTimePasses } from "node:timers/promises";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { isTransientOpenError } from "../src/store/open-store.js";
+import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
+import { StoreUnavailableError } from "../src/store/store-unavailable.js";
+import { retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
+import { capturingLogger } from "./support/log-capture.js";
+
+const dirs: string[] = [];
+const stores: WaitingStore[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-waiting-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A WaitingStore over a real SQLite file, with jitter fixed at its top (each wait is the whole step). */
+function waitingSqliteStore(filename: string) {
+  const log = capturingLogger();
+  let attempts = 0;
+  const store = new WaitingStore({
+    open: () => {
+      attempts++;
+      // A short busy timeout: a locked file fails the attempt quickly, and the retry schedule takes over.
+      return SqlitePlantStore.open(filename, { busyTimeoutMs: 20, logger: log.logger });
+    },
+    isTransient: (error) => isTransientOpenError(filename, error),
+    logger: log.logger,
+    random: () => 1,
+  });
+  stores.push(store);
+  const warnings = () => log.lines().filter((line) => line.msg === "store unavailable at start; retrying");
+  return { store, log, warnings, attempts: () => attempts };
+}
+
+/** Another process's connection holding the SQLite file's write lock, as a migration elsewhere would. */
+function lockDatabase(filename: string): () => void {
+  const holder = new DatabaseSync(filename);
+  holder.exec("CREATE TABLE IF NOT EXISTS held (x); BEGIN EXCLUSIVE; INSERT INTO held VALUES (1)");
+  return () => {
+    holder.exec("ROLLBACK");
+    holder.close();
+  };
+}
+
+/**
+ * Moves the fake clock (the waits between attempts) 50 ms at a time until `condition` holds. The attempts
+ * themselves run on SQLite threads, which the fake clock does not drive: each step also lets them work.
+ */
+async function runUntil(condition: () => boolean): Promise<void> {
+  for (let step = 0; step < 400 && !condition(); step++) {
+    await vi.advanceTimersByTimeAsync(50);
+    await realTimePasses(10);
+  }
+  expect(condition()).toBe(true);
+}
+
+describe("retryDelayMs: capped exponential backoff with equal jitter", () => {
+  it("doubles from 100 ms up to 1 s, each wait between half the step and the whole step", () => {
+    const steps = [1, 2, 3, 4, 5, 6, 20].map((attempt) => retryDelayMs(attempt, STORE_OPEN_RETRY, () => 1));
+    expect(steps).toEqual([100, 200, 400, 800, 1000, 1000, 1000]);
+    const lowest = [1, 2, 3, 4, 5, 20].map((attempt) => retryDelayMs(attempt, STORE_OPEN_RETRY, () => 0));
+    expect(lowest).toEqual([50, 100, 200, 400, 500, 500]);
+  });
+});
+
+describe("WaitingStore: opening the store in the background", () => {
+  it("answers StoreUnavailable while the file is locked, retries on the schedule with one warn per failure, then opens without a restart", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const filename = join(tempDir(), "plants.db");
+    const unlock = lockDatabase(filename);
+    const { store, log, warnings, attempts } = waitingSqliteStore(filename);
+
+    await runUntil(() => warnings().length >= 3);
+    await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.create({ id: 1n, name: "Fern" })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(store.isOpen).toBe(false);
+    // One warn line per failed attempt, each with the reason and the wait that follows it.
+    expect(warnings().map((line) => line.attempt)).toEqual(warnings().map((_, index) => index + 1));
+    expect(warnings().slice(0, 3).map((line) => line.retryInMs)).toEqual([100, 200, 400]);
+    expect(warnings()[0]).toMatchObject({ level: 40, attempt: 1, reason: expect.stringMatching(/locked|busy/i) });
+
+    unlock();
+    await runUntil(() => store.isOpen);
+    await store.ping();
+    expect(await store.create({ id: 1n, name: "Fern" })).toMatchObject({ kind: "created" });
+    expect(log.lines().at(-1)).toMatchObject({ msg: "store open: ready", attempts: attempts() });
+  });
+
+  it("does not retry a store that cannot be created: failure resolves with the error after one attempt", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "a-file"), "");
+    const { store, warnings, attempts } = waitingSqliteStore(join(dir, "a-file", "plants.db"));
+    const failure = await store.failure;
+    expect((failure as NodeJS.ErrnoException).code).toMatch(/ENOTDIR|EEXIST/);
+    expect(store.failedWith).toBe(failure);
+    expect(attempts()).toBe(1);
+    expect(warnings()).toEqual([]);
+  });
+
+  it("stops retrying when closed while waiting (SIGTERM before the database came up)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const filename = join(tempDir(), "plants.db");
+    const unlock = lockDatabase(filename);
+    const { store, attempts } = waitingSqliteStore(filename);
+    await runUntil(() => attempts() >= 2);
+    await store.close();
+    const attemptsAtClose = attempts();
+    unlock();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(attempts()).toBe(attemptsAtClose);
+    expect(store.isOpen).toBe(false);
+  });
+});
