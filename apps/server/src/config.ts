@@ -52,7 +52,14 @@ const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
-  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().default("./data/plants.db")),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      // A malformed PostgreSQL URL is a configuration error, not a database to wait for (the start retries those).
+      .refine((value) => !/^postgres(ql)?:\/\//i.test(value) || URL.canParse(value), "is not a valid postgres:// URL")
+      .default("./data/plants.db"),
+  ),
   JWT_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, "must be at least 32 characters (256 bits) for HS256").optional(),

@@ -6,7 +6,7 @@ import net from "node:net";
  * both black-hole new connections (accepted, never answered). These are the ways a database
  * vanishes from a client's point of view.
  */
-export async function startTcpProxy(target: { host: string; port: number }) {
+export async function startTcpProxy(target: { host: string; port: number }, options: { port?: number } = {}) {
   let up = true;
   const open = new Set<net.Socket>();
   const pairs = new Set<[net.Socket, net.Socket]>();
@@ -32,7 +32,8 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     pairs.add(pair);
     client.on("close", () => pairs.delete(pair));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // A given port: a client already pointed at it was refused until now, as by a database not yet started.
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
 
   const cut = () => {

@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
+import pg from "pg";
+import { afterEach, expect, it } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
+import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
+
+const SECRET = "waiting-start-secret-at-least-32-characters";
+const TOKEN = signToken({ secret: SECRET });
+// The lock Kysely's PostgreSQL migrator takes (pg_advisory_lock, kysely/dist/esm/dialect/postgres/postgres-adapter.js).
+const KYSELY_MIGRATION_LOCK = "3853314791062309107";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function freshDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  cleanups.push(() => database.drop());
+  return database;
+}
+
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServerProcess({ JWT_SECRET: SECRET, ...env }, { keepOutputChars: 256 * 1024 });
+  cleanups.push(async () => {
+    server.child.kill("SIGKILL");
+    await server.exited;
+  });
+  return server;
+}
+
+/** A port nothing listens on (yet): connecting to it is refused, as by a database that is not started. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const withPort = (database: TestDatabase, port: number) => database.url.replace(`:${database.port}/`, `:${port}/`);
+
+const createPlant = (baseUrl: string, body: string) =>
+  fetch(`${baseUrl}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body,
+  });
+
+/** While the store is not open: alive, not ready, and creates answered as in an outage. */
+async function expectWaiting(baseUrl: string) {
+  const health = await fetch(`${baseUrl}/healthz`);
+  expect(health.status).toBe(200);
+  const ready = await fetch(`${baseUrl}/readyz`);
+  expect(ready.status).toBe(503);
+  expect(await ready.json()).toMatchObject({ error: ErrorCode.StoreUnavailable });
+  const created = await createPlant(baseUrl, '{"id": 1, "name": "Fern"}');
+  expect(created.status).toBe(503);
+  expect(created.headers.get("retry-after")).toBe("1");
+  expect(await created.json()).toEqual({ error: ErrorCode.StoreUnavailable, message: expect.any(String) });
+}
+
+/** Polls GET /readyz until it answers 200; resolves with when it did. */
+async function becameReadyAt(baseUrl: string): Promise<number> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if ((await fetch(`${baseUrl}/readyz`)).status === 200) return Date.now();
+    await sleep(20);
+  }
+  throw new Error("the server never became ready");
+}
+
+/** The store conformance suite's checks (store-conformance.test.ts), over HTTP to the process and the rows it stored. */
+async function expectConformance(baseUrl: string, database: TestDatabase) {
+  const post = async (body: string) => {
+    const res = await createPlant(baseUrl, body);
+    return { status: res.status, body: await res.json() };
+  };
+  expect(await post('{"id": 1, "name": "Monstera", "tag": "tropical"}')).toEqual({ status: 200, body: { name: "Monstera", tag: "tropical" } });
+  expect((await post('{"tag": "tropical", "name": "Monstera", "id": 1}')).status).toBe(200);
+  for (const conflict of ['{"id": 1, "name": "Rose", "tag": "tropical"}', '{"id": 1, "name": "Monstera"}', '{"id": 1, "name": "Monstera", "tag": ""}']) {
+    expect(await post(conflict)).toEqual({ status: 409, body: { error: ErrorCode.PlantIdConflict, message: expect.any(String) } });
+  }
+  for (const id of [INT64_MIN, INT64_MAX, 9007199254740993n]) expect((await post(`{"id": ${id}, "name": "n${id}"}`)).status).toBe(200);
+  expect((await post('{"id": 12}')).status).toBe(400);
+  const together = await Promise.all(Array.from({ length: 20 }, () => post('{"id": 42, "name": "Basil", "tag": "herb"}')));
+  expect(together.map((res) => res.status)).toEqual(Array(20).fill(200));
+  expect(await database.rows()).toEqual([
+    { id: INT64_MIN, name: `n${INT64_MIN}`, tag: null },
+    { id: 1n, name: "Monstera", tag: "tropical" },
+    { id: 42n, name: "Basil", tag: "herb" },
+    { id: 9007199254740993n, name: "n9007199254740993", tag: null },
+    { id: INT64_MAX, name: `n${INT64_MAX}`, tag: null },
+  ]);
+}
+
+const logLines = (server: ServerProcess) =>
+  server
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describePostgres("a start that waits for its database (built server, real PostgreSQL)", () => {
+  // The 2 s bounds below are measured on a real process, a real network hop and a real database: they are what
+  // the retry schedule (capped at 1 s) promises an operator, and no unit test with a fake clock can show them.
+  it("starts while PostgreSQL refuses connections; 5 s later the database accepts, and it is ready within 2 s and conforms", async () => {
+    const database = await freshDatabase();
+    const port = await freePort();
+    const server = await startServer({ DATABASE_URL: withPort(database, port) });
+    const startedAt = Date.now();
+    expect(logLines(server).find((line) => line.msg === "plant store listening")).toMatchObject({ ready: false });
+    await expectWaiting(server.baseUrl);
+
+    await sleep(Math.max(0, startedAt + 5_000 - Date.now()));
+    const proxy: TcpProxy = await startTcpProxy({ host: database.host, port: database.port }, { port });
+    cleanups.push(() => proxy.close());
+    const acceptingAt = Date.now();
+    const readyAt = await becameReadyAt(server.baseUrl);
+    console.log(`waiting start, database down 5 s: ready ${readyAt - acceptingAt} ms after it accepted connections`);
+    expect(readyAt - acceptingAt).toBeLessThan(2_000);
+
+    const warnings = logLines(server).filter((line) => line.msg === "store unavailable at start; retrying");
+    expect(warnings.length).toBeGreaterThan(3);
+    expect(warnings.map((line) => line.attempt)).toEqual(warnings.map((_, index) => index + 1));
+    for (const line of warnings) expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
+    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: warnings.length + 1 });
+    await expectConformance(server.baseUrl, database);
+  });
+
+  it("starts while another connection holds the migration lock for 5 s: alive at once, ready within 2 s of the release, and conforms", async () => {
+    const database = await freshDatabase();
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    cleanups.push(() => holder.end());
+    await holder.query(`SELECT pg_advisory_lock(${KYSELY_MIGRATION_LOCK})`);
+    const lockedAt = Date.now();
+
+    // Known in advance: the listening line waits up to 2 s for the first attempt, and this one is blocked on the lock.
+    const port = await freePort();
+    const starting = startServer({ DATABASE_URL: database.url, PORT: String(port) });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    let alive: Response | undefined;
+    while (alive === undefined && Date.now() < lockedAt + 4_000) {
+      alive = await fetch(`${baseUrl}/healthz`).catch(() => undefined);
+      if (alive === undefined) await sleep(20);
+    }
+    expect(alive?.status).toBe(200);
+    const server = await starting;
+    expect(Date.now() - lockedAt).toBeLessThan(5_000);
+    await expectWaiting(server.baseUrl);
+
+    await sleep(Math.max(0, lockedAt + 5_000 - Date.now()));
+    await holder.query(`SELECT pg_advisory_unlock(${KYSELY_MIGRATION_LOCK})`);
+    const releasedAt = Date.now();
+    const readyAt = await becameReadyAt(server.baseUrl);
+    console.log(`waiting start, migration lock held 5 s: ready ${readyAt - releasedAt} ms after its release`);
+    expect(readyAt - releasedAt).toBeLessThan(2_000);
+    await expectConformance(server.baseUrl, database);
+  });
+
+  it.each([
+    ["PostgreSQL refuses connections", "refused"],
+    ["the migration lock is held", "locked"],
+  ] as const)("SIGTERM while %s shuts down cleanly with exit 0", async (_case, how) => {
+    const database = await freshDatabase();
+    let url = withPort(database, await freePort());
+    if (how === "locked") {
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      cleanups.push(() => holder.end());
+      await holder.query(`SELECT pg_advisory_lock(${KYSELY_MIGRATION_LOCK})`);
+      url = database.url;
+    }
+    const server = await startServer({ DATABASE_URL: url });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    await server.outputClosed;
+    expect(server.stderr()).toBe("");
+    expect(server.stdout()).toMatch(/shutting down/);
+  });
+
+  it.each([
+    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /role "no_such_role" does not exist/],
+    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /database "\w+_missing" does not exist/],
+    ["a malformed URL", (database: TestDatabase) => database.url.replace(`:${database.port}/`, ":99999/"), /DATABASE_URL: is not a valid postgres:\/\/ URL/],
+  ])("with %s exits 1 at once with one line", async (_case, urlFor, message) => {
+    const database = await freshDatabase();
+    const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: urlFor(database) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+it("with an SQLite path that cannot be created exits 1 at once with one line", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-waiting-"));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "a-file"), "");
+  const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: join(dir, "a-file", "plants.db") });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/^plant store failed to start: .*(ENOTDIR|EEXIST)/);
+  expect(result.stderr.trim().split("\n")).toHaveLength(1);
+});
