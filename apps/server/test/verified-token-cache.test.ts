@@ -1,9 +1,10 @@
+import { createSecretKey } from "node:crypto";
 import type { JwtPayload } from "jsonwebtoken";
 import { describe, expect, it } from "vitest";
 import { InvalidTokenError } from "../src/auth/auth-errors.js";
 import { JwtVerifier } from "../src/auth/jwt-verifier.js";
 import { signToken } from "../src/auth/sign-token.js";
-import { VerifiedTokenCache } from "../src/auth/verified-token-cache.js";
+import { VERIFIED_TOKEN_MAX_AGE_MS, VerifiedTokenCache } from "../src/auth/verified-token-cache.js";
 import { TEST_SECRET } from "./support/test-server.js";
 
 /** The real verifier, counting how often it is asked. */
@@ -87,6 +88,25 @@ describe("VerifiedTokenCache", () => {
     cache.verify(token);
 
     expect(verifier.calls).toBe(2);
+  });
+
+  it("accepts a token whose key was withdrawn for at most 60 s after it last verified it, then refuses it", () => {
+    const withdrawn = "a-key-the-identity-provider-withdraws-32";
+    const kept = "a-key-the-identity-provider-keeps-for-now";
+    const key = (secret: string) => createSecretKey(Buffer.from(secret));
+    // The process's keys change under it, as a JWKS's do; the verifier of the moment judges every miss.
+    let keys = new JwtVerifier({ keys: [key(kept), key(withdrawn)] });
+    const time = clock(Date.now());
+    const cache = new VerifiedTokenCache({ verify: (token: string) => keys.verify(token) }, { now: time.now });
+    const token = signToken({ secret: withdrawn, expiresInSeconds: 3600 });
+    verifySync(cache, token);
+
+    keys = new JwtVerifier({ keys: [key(kept)] });
+    time.nowMs += VERIFIED_TOKEN_MAX_AGE_MS - 1;
+    expect(verifySync(cache, token).sub).toBe("plant-store-dev");
+    time.nowMs += 1;
+    expect(() => cache.verify(token)).toThrow(InvalidTokenError);
+    expect(VERIFIED_TOKEN_MAX_AGE_MS).toBe(60_000);
   });
 
   it("does not remember refused tokens: each attempt is verified and refused again", () => {

@@ -3,6 +3,12 @@ export interface ClaimsVerifier<Claims> {
   verify(token: string): Claims | Promise<Claims>;
 }
 
+/**
+ * How long a verification is reused by default: the longest a token signed with a key withdrawn while the
+ * process runs (a JWKS key) is still accepted by this process after it last verified it with that key.
+ */
+export const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
+
 export interface VerifiedTokenCacheOptions {
   /** Most tokens remembered at once; the oldest entry is dropped to make room. */
   maxEntries?: number;
@@ -38,7 +44,7 @@ export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements Cla
     options: VerifiedTokenCacheOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? 10_000;
-    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.maxAgeMs = options.maxAgeMs ?? VERIFIED_TOKEN_MAX_AGE_MS;
     this.now = options.now ?? Date.now;
   }
 
