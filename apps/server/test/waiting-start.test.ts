@@ -132,6 +132,8 @@ describePostgres("a start that waits for its database (built server, real Postgr
     expect(warnings.map((line) => line.attempt)).toEqual(warnings.map((_, index) => index + 1));
     for (const line of warnings) expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
     expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: warnings.length + 1 });
+    // The readiness checks while waiting add no line of their own: each failure is logged once, by the retries.
+    expect(logLines(server).filter((line) => line.msg === "readiness check: store unreachable")).toEqual([]);
     await expectConformance(server.baseUrl, database);
   });
 

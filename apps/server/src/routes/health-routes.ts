@@ -5,6 +5,7 @@ import type { Logger } from "../logger.js";
 import { requestLogger } from "../request-logger.js";
 import type { Lifecycle } from "../ops/lifecycle.js";
 import type { PlantStore } from "../store/plant-store.js";
+import { StoreNotOpenError } from "../store/waiting-store.js";
 
 /**
  * GET /healthz: the process is alive and serving (restart it only when this fails).
@@ -25,7 +26,8 @@ export function healthRoutes(deps: { store: PlantStore; lifecycle: Lifecycle; lo
     try {
       await deps.store.ping();
     } catch (err) {
-      requestLogger(deps.logger, req).warn({ err }, "readiness check: store unreachable");
+      // Still opening at start: each failed attempt is logged once, by the retries.
+      if (!(err instanceof StoreNotOpenError)) requestLogger(deps.logger, req).warn({ err }, "readiness check: store unreachable");
       throw new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unreachable", 1);
     }
     res.json({ status: "ready" });

@@ -126,8 +126,13 @@ export class WaitingStore implements PlantStore {
   }
 }
 
-function notOpenYet(): StoreUnavailableError {
-  return new StoreUnavailableError("the store is not open yet");
+/** What creates and pings meet before the store opens; the retries log why, so readiness checks need not. */
+export class StoreNotOpenError extends StoreUnavailableError {
+  override name = "StoreNotOpenError";
+}
+
+function notOpenYet(): StoreNotOpenError {
+  return new StoreNotOpenError("the store is not open yet");
 }
 
 /** One line on why an attempt failed: the innermost message (a pg AggregateError has none of its own) or its code. */
