@@ -100,8 +100,7 @@ export class JwtVerifier implements TokenVerifier {
 
   /** The token's claims, or an InvalidTokenError saying why it is refused. */
   verify(token: string): jwt.JwtPayload {
-    const [only, ...others] = this.keys;
-    if (others.length === 0) return verifyWithKey(token, only!.key, only!.options);
+    if (this.keys.length === 1) return verifyWithKey(token, this.keys[0]!.key, this.keys[0]!.options);
     let refusal: InvalidTokenError | undefined;
     for (const { key, options } of this.keys) {
       try {

@@ -19,7 +19,7 @@ import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
-/** Parts a caller supplies instead of the ones the configuration would make (tests, mostly). */
+/** Parts a caller supplies instead of the ones the configuration would make (tests, mostly), and how the store opens. */
 export interface PlantStoreOverrides {
   /** Instead of a logger at LOG_LEVEL on stdout (tests capture the lines). */
   logger?: Logger;
