@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import { afterEach, expect, it } from "vitest";
-import { generateSigningKey, nowSeconds } from "./support/auth-test-app.js";
+import { generateSigningKey, nowSeconds } from "./support/tokens.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 

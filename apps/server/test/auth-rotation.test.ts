@@ -7,8 +7,6 @@ import { JwtVerifier } from "../src/auth/jwt-verifier.js";
 import { loadConfig } from "../src/config.js";
 import { createTokenVerifier } from "../src/startup/token-verifier-from-config.js";
 import {
-  type ConfiguredApp,
-  configuredApps,
   generateSigningKey,
   hmacSignedToken,
   IDP_AUDIENCE,
@@ -16,7 +14,8 @@ import {
   idpClaims,
   type SigningKeyPair,
   unsignedToken,
-} from "./support/auth-test-app.js";
+} from "./support/tokens.js";
+import { type TestApp, testApps } from "./support/test-server.js";
 import { expectConfigError } from "./support/config-error.js";
 
 const CURRENT = "the-secret-tokens-are-signed-with-now-0001";
@@ -25,20 +24,21 @@ const rsa = generateSigningKey("rsa");
 const nextRsa = generateSigningKey("rsa");
 const p256 = generateSigningKey("P-256");
 
-const appWith = configuredApps({ JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE });
+const apps = testApps({ store: "memory", env: { JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE } });
+const appWith = (env: Record<string, string>) => apps({ env });
 
 const hs256 = (secret: string) => jwt.sign(idpClaims(), createSecretKey(Buffer.from(secret)), { algorithm: "HS256" });
 const signed = (key: SigningKeyPair, algorithm: jwt.Algorithm, header: object = {}) =>
   jwt.sign(idpClaims(), key.privateKey, { algorithm, header: { alg: algorithm, ...header } });
 
-const post = (t: ConfiguredApp, token: string) =>
+const post = (t: TestApp, token: string) =>
   request(t.app)
     .post("/plants")
     .set("Authorization", `Bearer ${token}`)
     .set("Content-Type", "application/json")
     .send('{"id": 1, "name": "Fern"}');
 
-async function expectInvalidToken(t: ConfiguredApp, token: string, message: RegExp) {
+async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const rowsBefore = t.rowCount();
   const res = await post(t, token);
   expect(res.status).toBe(401);
