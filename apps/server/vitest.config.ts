@@ -14,6 +14,8 @@ const ALONE = [
   "test/backup-restore.test.ts",
   "test/client-retry-budget.test.ts",
   "test/copy-store.test.ts",
+  "test/waiting-start.test.ts",
+  "test/auth-rotation-process.test.ts",
 ];
 
 export default defineConfig({

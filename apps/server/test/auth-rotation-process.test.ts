@@ -201,5 +201,5 @@ describePostgres("key rotation through real processes, under load (a rolling upd
     expect(JSON.parse(keysLine!).keys.count).toEqual(rotation.bothLogged);
     for (const secret of rotation.secrets) expect(b.process.stdout()).not.toContain(secret);
     expect(b.process.stdout()).not.toContain("BEGIN PUBLIC KEY");
-  });
+  }, 60_000);
 });

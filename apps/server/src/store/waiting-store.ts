@@ -73,8 +73,8 @@ export class WaitingStore implements PlantStore {
     return this.#store !== undefined;
   }
 
-  create(plant: NewPlant, onBatched?: (batchSize: number) => void): Promise<CreateOutcome> {
-    return this.#store ? this.#store.create(plant, onBatched) : Promise.reject(notOpenYet());
+  create(plant: NewPlant): Promise<CreateOutcome> {
+    return this.#store ? this.#store.create(plant) : Promise.reject(notOpenYet());
   }
 
   ping(): Promise<void> {
