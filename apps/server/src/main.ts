@@ -5,6 +5,14 @@ import { startPlantStore } from "./startup/start-plant-store.js";
 /** The process: configuration from the environment, the server from the composition root, signals to shutdown. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // A signal that comes while the start is still under way (the server may be listening already, waiting for
+  // its store) is answered once it is done: with the shutdown, not with Node's default of dying on the spot.
+  let onSignal = (signal: string) => {
+    pendingSignal ??= signal;
+  };
+  let pendingSignal: string | undefined;
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
   const running = await startPlantStore(config, { storeInBackground: true });
   const { logger } = running;
   // A configuration error met after the start (a database that comes up refusing our credentials): no retry fixes it.
@@ -26,7 +34,7 @@ async function main(): Promise<void> {
       }),
     );
   }
-  const onSignal = (signal: string) => {
+  onSignal = (signal: string) => {
     running.shutdown(signal).then(
       () => process.exit(0),
       (error: unknown) => {
@@ -35,8 +43,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
-  process.on("SIGINT", () => onSignal("SIGINT"));
+  if (pendingSignal !== undefined) onSignal(pendingSignal);
 }
 
 function exitOnStartFailure(error: unknown): never {

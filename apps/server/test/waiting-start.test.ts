@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -188,6 +189,32 @@ describePostgres("a start that waits for its database (built server, real Postgr
     await server.outputClosed;
     expect(server.stderr()).toBe("");
     expect(server.stdout()).toMatch(/shutting down/);
+  });
+
+  it("SIGTERM before it has said where it listens (the first attempt still blocked on the lock) shuts down with exit 0", async () => {
+    const database = await freshDatabase();
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    cleanups.push(() => holder.end());
+    await holder.query(`SELECT pg_advisory_lock(${KYSELY_MIGRATION_LOCK})`);
+    const port = await freePort();
+    let child: ChildProcess | undefined;
+    const exited = new Promise<number | null>((resolve) => {
+      const starting = startServerProcess(
+        { JWT_SECRET: SECRET, DATABASE_URL: database.url, PORT: String(port) },
+        { onSpawn: (spawned) => (child = spawned.once("exit", resolve)) },
+      );
+      starting.catch(() => undefined);
+    });
+    cleanups.push(async () => child?.kill("SIGKILL"));
+    let alive: Response | undefined;
+    for (const deadline = Date.now() + 5_000; alive === undefined && Date.now() < deadline; ) {
+      alive = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      if (alive === undefined) await sleep(10);
+    }
+    expect(alive?.status).toBe(200);
+    child!.kill("SIGTERM");
+    expect(await exited).toBe(0);
   });
 
   it.each([

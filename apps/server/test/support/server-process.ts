@@ -41,13 +41,15 @@ export interface ServerProcess {
  */
 export function startServerProcess(
   env: Record<string, string>,
-  options: { main?: string; cwd?: string; keepOutputChars?: number } = {},
+  options: { main?: string; cwd?: string; keepOutputChars?: number; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [options.main ?? MAIN], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // For tests that signal the process before it has said where it listens.
+  options.onSpawn?.(child);
   const keep = options.keepOutputChars ?? Number.POSITIVE_INFINITY;
   const tail = (text: string) => (text.length > keep ? text.slice(-keep) : text);
   let out = "";
