@@ -7,10 +7,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // A signal that comes while the start is still under way (the server may be listening already, waiting for
   // its store) is answered once it is done: with the shutdown, not with Node's default of dying on the spot.
+  let pendingSignal: string | undefined;
   let onSignal = (signal: string) => {
     pendingSignal ??= signal;
   };
-  let pendingSignal: string | undefined;
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
   const running = await startPlantStore(config, { storeInBackground: true });
