@@ -167,6 +167,10 @@ describePostgres("a start that waits for its database (built server, real Postgr
     const readyAt = await becameReadyAt(server.baseUrl);
     console.log(`waiting start, migration lock held 5 s: ready ${readyAt - releasedAt} ms after its release`);
     expect(readyAt - releasedAt).toBeLessThan(2_000);
+    // No failure to log while it waits on the lock, but the wait itself is said once, and the end of it.
+    const waitLines = logLines(server).filter((line) => line.msg === "store still opening: waiting on the database or its migration lock");
+    expect(waitLines).toEqual([expect.objectContaining({ attempt: 1 })]);
+    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: 1 });
     await expectConformance(server.baseUrl, database);
   });
 

@@ -17,6 +17,9 @@ export interface RetrySchedule {
  */
 export const STORE_OPEN_RETRY: RetrySchedule = { initialMs: 100, factor: 2, maxMs: 1_000 };
 
+/** How long one attempt may take before the wait is logged (once per attempt). */
+const SLOW_ATTEMPT_MS = 2_000;
+
 /**
  * The wait before retry number `attempt` (1 after the first failure): the capped exponential step with
  * "equal jitter", between half of it and all of it, so instances that failed together do not retry together.
@@ -93,15 +96,23 @@ export class WaitingStore implements PlantStore {
     const { logger, schedule = STORE_OPEN_RETRY } = this.options;
     const startedAt = Date.now();
     for (let attempt = 1; !this.#closed; attempt++) {
+      // An attempt that neither succeeds nor fails soon is waiting: on a migration lock another instance holds
+      // (Kysely waits for it), or on a connection that gets no answer (up to PG_CONNECT_TIMEOUT_MS).
+      let slow = false;
+      const slowTimer = setTimeout(() => {
+        slow = true;
+        logger.info({ attempt, waitedMs: SLOW_ATTEMPT_MS }, "store still opening: waiting on the database or its migration lock");
+      }, SLOW_ATTEMPT_MS);
+      slowTimer.unref?.();
       try {
-        const store = await this.options.open();
+        const store = await this.options.open().finally(() => clearTimeout(slowTimer));
         if (this.#closed) {
           await store.close();
           return;
         }
         this.#store = store;
         this.#firstAttemptDone();
-        if (attempt > 1) logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
+        if (attempt > 1 || slow) logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
         return;
       } catch (error) {
         if (this.#closed) return;
