@@ -1,4 +1,7 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
@@ -91,6 +94,18 @@ describe("key rotation: several PEM keys in JWT_PUBLIC_KEY", () => {
     expect((await post(t, signed(nextRsa, "PS256"))).status).toBe(200);
     expect((await post(t, signed(p256, "ES256"))).status).toBe(200);
     await expectInvalidToken(await appWith({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}` }), signed(nextRsa, "RS256"), /signature is invalid/);
+  });
+
+  it("reads several keys from JWT_PUBLIC_KEY_FILE", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-pem-"));
+    try {
+      writeFileSync(join(dir, "idp.pem"), `${rsa.pem}${p256.pem}`);
+      const t = await appWith({ JWT_PUBLIC_KEY_FILE: join(dir, "idp.pem") });
+      expect((await post(t, signed(rsa, "RS256"))).status).toBe(200);
+      expect((await post(t, signed(p256, "ES256"))).status).toBe(200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads the keys written on one line with \\n, with text between them (a certificate bundle)", async () => {
