@@ -119,15 +119,7 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
     validateResponses: config.VALIDATE_RESPONSES,
     publicUrl: config.PUBLIC_URL,
   });
-  const shutdown = gracefulShutdown({
-    auxiliaryServers: [],
-    store,
-    lifecycle,
-    logger,
-    delayMs: config.SHUTDOWN_DELAY_MS,
-    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    tracing,
-  });
+  const shutdown = shutdownSequence(config, { store, lifecycle, logger, tracing }, { auxiliaryServers: [] });
   return {
     app,
     store,
@@ -177,16 +169,11 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
   logger.info({ url, database: describeDatabase(config.DATABASE_URL), ready }, "plant store listening");
   if (metricsUrl !== undefined) logger.info({ metricsUrl }, "metrics listening");
 
-  const shutdown = gracefulShutdown({
-    server,
-    auxiliaryServers: metricsServer ? [metricsServer] : [],
-    store,
-    lifecycle,
-    logger,
-    delayMs: config.SHUTDOWN_DELAY_MS,
-    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    tracing,
-  });
+  const shutdown = shutdownSequence(
+    config,
+    { store, lifecycle, logger, tracing },
+    { server, auxiliaryServers: metricsServer ? [metricsServer] : [] },
+  );
   return {
     url,
     ...(metricsUrl !== undefined && { metricsUrl }),
@@ -201,6 +188,15 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     shutdown: (signal = "shutdown") => shutdown(signal),
     ...(waitingStore !== undefined && { waitingStore }),
   };
+}
+
+/** The graceful shutdown of these parts with SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS, draining the servers given. */
+function shutdownSequence(
+  config: Config,
+  parts: Pick<ComposedPlantStore, "store" | "lifecycle" | "logger" | "tracing">,
+  servers: Pick<Parameters<typeof gracefulShutdown>[0], "server" | "auxiliaryServers">,
+) {
+  return gracefulShutdown({ ...servers, ...parts, delayMs: config.SHUTDOWN_DELAY_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
 }
 
 /** Listens and resolves with the server's URL, or rejects with the listen error (a port in use). */
