@@ -6,13 +6,13 @@ import { CONTAINERFILE, LOCAL_TAG, REPO, revision, serverPackage, sourceUrl } fr
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
 
 /**
- * Builds apps/server/Containerfile from the repository root as plant-store-server:local, as
+ * Builds apps/server/Containerfile from the repository root as `image` (default plant-store-server:local), as
  * `podman build` or `docker build` would by hand, with the labels' values and how to reach the registry
  * filled in: the proxy variables that are set, and the extra CA certificates (NODE_EXTRA_CA_CERTS) as the
  * optional build secret `npm_ca`.
  */
-export async function buildServerImage(engine: EngineName, options: { tag?: string } = {}): Promise<void> {
-  const args = ["build", "--file", CONTAINERFILE, "--tag", options.tag ?? LOCAL_TAG];
+export async function buildServerImage(engine: EngineName, options: { image?: string } = {}): Promise<void> {
+  const args = ["build", "--file", CONTAINERFILE, "--tag", options.image ?? LOCAL_TAG];
   args.push("--build-arg", `SERVER_VERSION=${serverPackage().version}`);
   args.push("--build-arg", `SOURCE_URL=${sourceUrl()}`, "--build-arg", `REVISION=${revision()}`);
   for (const name of PROXY_VARIABLES) {

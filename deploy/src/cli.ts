@@ -2,6 +2,9 @@ import { resolve } from "node:path";
 import { buildServerImage } from "./build-image.js";
 import { findEngine } from "./engine.js";
 import { checkImage } from "./image-check.js";
+import { imageToBuild } from "./image-reference.js";
+import { pushImage } from "./push-image.js";
+import { serverPackage } from "./repo.js";
 import { writeSbom } from "./sbom.js";
 
 // Paths on the command line are relative to where the root script was run (pnpm sets INIT_CWD).
@@ -9,13 +12,27 @@ const from = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), pa
 
 async function main(command: string | undefined, args: string[]): Promise<number> {
   switch (command) {
-    case "build": {
+    case "build":
+    case "push": {
       const engine = findEngine();
       if (engine === undefined) {
-        console.error("image:build needs podman or docker; neither is installed");
+        console.error(`image:${command} needs podman or docker; neither is installed`);
         return 1;
       }
-      await buildServerImage(engine);
+      if (command === "push" && !process.env.IMAGE) {
+        console.error("image:push needs IMAGE=<registry>/<repository>[:tag], as image:build was given it");
+        return 1;
+      }
+      // IMAGE=registry.example.com/plant-store-server[:tag]; without a tag, the server's version is the tag.
+      const image = imageToBuild(process.env.IMAGE, serverPackage().version);
+      if (command === "build") {
+        await buildServerImage(engine, { image });
+        console.log(`image: built ${image}`);
+      } else {
+        const pushed = await pushImage(engine, image);
+        console.log(`image: pushed ${image} as ${pushed.digest}`);
+        console.log(pushed.pinned);
+      }
       return 0;
     }
     case "test":
@@ -30,7 +47,7 @@ async function main(command: string | undefined, args: string[]): Promise<number
       return 0;
     }
     default:
-      console.error("usage: cli.js build | test | sbom <folder> [output]");
+      console.error("usage: cli.js build | push | test | sbom <folder> [output]   (IMAGE=<reference> for build and push)");
       return 1;
   }
 }

@@ -2,26 +2,22 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildServerImage } from "./build-image.js";
+import { CheckFailed, check } from "./check.js";
 import { type ContainerProcess, imageEnv, type MountedContainer, mountContainer, startInContainer } from "./container-run.js";
 import { type ImageInfo, inspectImage } from "./engine.js";
 import { serverPackageSets } from "./lockfile.js";
 import { onPath } from "./process.js";
-import { defaultNodeImage, LOCAL_TAG, serverPackage } from "./repo.js";
+import { checkRegistry } from "./registry-check.js";
+import { defaultNodeImage, LOCAL_TAG, revision, serverPackage } from "./repo.js";
 import { ensureBaseImage } from "./stand-in.js";
 
 const SECRET = "image-test-secret-of-at-least-32-characters";
 
-class CheckFailed extends Error {}
-
-function check(condition: unknown, what: string, detail = ""): void {
-  if (!condition) throw new CheckFailed(`not ok  ${what}${detail ? `\n${detail}` : ""}`);
-  console.log(`ok      ${what}`);
-}
-
 /**
  * `pnpm image:test`: builds the image from apps/server/Containerfile as it stands, against the default base
  * (its local stand-in where it cannot be pulled), then checks the image's settings, what it holds, and the
- * server it starts: POST /plants, a SIGTERM drain, the data volume across a restart. Skips, saying why,
+ * server it starts: POST /plants, a SIGTERM drain, the data volume across a restart; then pushes it to a
+ * registry of its own and pulls it back by digest, and renders the manifests pinned to that digest. Skips, saying why,
  * where podman is missing.
  */
 export async function checkImage(): Promise<number> {
@@ -48,6 +44,7 @@ export async function checkImage(): Promise<number> {
       container.remove();
     }
     await checkServer(info, volumePath);
+    await checkRegistry(info);
   } catch (error) {
     if (error instanceof CheckFailed) {
       console.error(error.message);
@@ -90,6 +87,7 @@ function checkSettings(info: ImageInfo): void {
   check(config.Healthcheck?.Test?.[0] === "CMD", `a HEALTHCHECK (${JSON.stringify(config.Healthcheck?.Test)})`);
   const labels = config.Labels ?? {};
   check(labels["org.opencontainers.image.version"] === server.version, `label version = the server's (${server.version})`);
+  check(labels["org.opencontainers.image.revision"] === revision(), `label revision = the commit built (${revision() || "empty: not a git checkout"})`);
   check(labels["org.opencontainers.image.licenses"] === "MIT", "label licenses = MIT, the server's license");
   check("org.opencontainers.image.source" in labels, `label source (${labels["org.opencontainers.image.source"] || "empty: no repository or git origin here"})`);
   check(labels["org.cyclonedx.bom.path"], `label org.cyclonedx.bom.path = ${labels["org.cyclonedx.bom.path"]}`);

@@ -1,43 +1,20 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Deployment } from "kubernetes-models/apps/v1";
-import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { PersistentVolumeClaim, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse } from "yaml";
+import { IMAGE_NAME, KUBERNETES, type Manifest, OVERLAYS, podContainers, renderOverlay, validateManifest } from "../src/kubernetes.js";
 
-const KUBERNETES = fileURLToPath(new URL("../kubernetes/", import.meta.url));
 const CONTAINERFILE = fileURLToPath(new URL("../../apps/server/Containerfile", import.meta.url));
 
 // Peak RSS of the server under the benchmark's load on Node 24.21 and 26.10 with the image's flags:
 // 137-150 MiB in docs/benchmarks.md and docs/deploying.md.
 const PEAK_RSS_MIB = 150;
 
-// kubernetes-models' validators are compiled (with ajv) from the JSON schemas in Kubernetes' published
-// OpenAPI document; each kind's model checks a manifest against its schema.
-const MODELS = {
-  "apps/v1/Deployment": Deployment,
-  "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
-  "v1/PersistentVolumeClaim": PersistentVolumeClaim,
-  "v1/Service": Service,
-} as const;
-
-// biome-ignore lint/suspicious/noExplicitAny: manifests are plain parsed YAML
-type Manifest = Record<string, any>;
-
-function manifests(folder: string): Manifest[] {
-  const dir = join(KUBERNETES, folder);
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".yaml"))
-    .flatMap((name) => parseAllDocuments(readFileSync(join(dir, name), "utf8")).map((doc) => doc.toJS() as Manifest));
-}
-
-function validate(manifest: Manifest): void {
-  const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}` as keyof typeof MODELS];
-  if (Model === undefined) throw new Error(`no schema here for ${manifest.apiVersion} ${manifest.kind}`);
-  new Model(manifest as never).validate();
-}
+// How long the server retries opening and migrating the PostgreSQL store before it gives up, and the longest
+// wait between two tries (apps/server's retry schedule).
+const STORE_RETRY_WINDOW_S = 300;
+const STORE_RETRY_CAP_S = 30;
 
 /** The image's ENV values, from the Containerfile's final stage. */
 function imageEnv(name: string): string {
@@ -52,27 +29,53 @@ const mebibytes = (quantity: string) => {
   return Number(match[1]) * (match[2] === "Gi" ? 1024 : 1);
 };
 
-const shared = manifests(".");
-const variants = { sqlite: manifests("sqlite"), postgres: manifests("postgres") };
+/** A flag's value in an argument list (`--keep 24`). */
+const flag = (args: string[], name: string) => args[args.indexOf(name) + 1];
 
-describe("the Kubernetes manifests", () => {
-  it.each(Object.entries({ shared, ...variants }))("in %s are valid against Kubernetes' schemas", (_, documents) => {
-    expect(documents.length).toBeGreaterThan(0);
-    for (const manifest of documents) validate(manifest);
+const rendered = Object.fromEntries(OVERLAYS.map((overlay) => [overlay, renderOverlay(overlay)])) as Record<(typeof OVERLAYS)[number], Manifest[]>;
+
+describe("the Kubernetes manifests, as kubectl kustomize renders each overlay", () => {
+  it.each(OVERLAYS)("%s: every rendered document is valid against Kubernetes' schemas", (overlay) => {
+    const kinds = rendered[overlay].map((manifest) => manifest.kind);
+    expect(kinds).toEqual(expect.arrayContaining(["Deployment", "Service", "PodDisruptionBudget"]));
+    for (const manifest of rendered[overlay]) validateManifest(manifest);
   });
 
   it("are checked by a validator that rejects a broken Deployment", () => {
-    const [deployment] = variants.sqlite.filter((manifest) => manifest.kind === "Deployment");
-    const broken = structuredClone(deployment!);
+    const broken = structuredClone(rendered.sqlite.find((manifest) => manifest.kind === "Deployment")!);
     broken.spec.replicas = "one";
     delete broken.spec.selector;
-    expect(() => validate(broken)).toThrow(/replicas|selector/);
+    expect(() => validateManifest(broken)).toThrow(/replicas|selector/);
   });
 
-  describe.each(Object.entries(variants))("the %s variant", (variant, documents) => {
+  it.each(["base", ...OVERLAYS])("%s/: every YAML file is in its kustomization, none lies unused", (folder) => {
+    const dir = join(KUBERNETES, folder);
+    const kustomization = parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"));
+    const used = [...(kustomization.resources ?? []), ...(kustomization.patches ?? []).map((patch: Manifest) => patch.path)];
+    const files = readdirSync(dir).filter((name) => name.endsWith(".yaml") && name !== "kustomization.yaml");
+    expect(used).toEqual(expect.arrayContaining(files));
+  });
+
+  it.each(OVERLAYS)("%s: without a team's images: entry, every container runs plant-store-server:local", (overlay) => {
+    const images = podContainers(rendered[overlay]).map((container) => container.image);
+    expect(new Set(images)).toEqual(new Set([`${IMAGE_NAME}:local`]));
+  });
+
+  it.each(OVERLAYS)("%s: a team's images: entry points every container at its registry, by tag or by digest", (overlay) => {
+    const newName = "registry.example.com/team/plant-store-server";
+    const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
+    const byTag = podContainers(renderOverlay(overlay, { newName, newTag: "1.4.0" })).map((container) => container.image);
+    expect(new Set(byTag)).toEqual(new Set([`${newName}:1.4.0`]));
+    const byDigest = podContainers(renderOverlay(overlay, { newName, digest })).map((container) => container.image);
+    expect(new Set(byDigest)).toEqual(new Set([`${newName}@${digest}`]));
+  });
+
+  describe.each(OVERLAYS)("the %s variant", (variant) => {
+    const documents = rendered[variant];
     const deployment = documents.find((manifest) => manifest.kind === "Deployment")!;
     const pod = deployment.spec.template.spec;
-    const container = pod.containers[0];
+    const containers: Manifest[] = pod.containers;
+    const container = containers.find((entry) => entry.name === "server")!;
     const env = Object.fromEntries(container.env.filter((entry: Manifest) => "value" in entry).map((entry: Manifest) => [entry.name, entry.value]));
 
     it("probes liveness on /healthz and readiness on /readyz at the port the image listens on", () => {
@@ -89,25 +92,29 @@ describe("the Kubernetes manifests", () => {
       expect(periodSeconds * failureThreshold * 1000).toBeLessThan(delay);
     });
 
-    it("runs as non-root with a read-only root file system, no privileges and no capabilities", () => {
+    it("runs every container as non-root with a read-only root file system, no privileges and no capabilities", () => {
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-      expect(container.securityContext).toEqual({
-        allowPrivilegeEscalation: false,
-        readOnlyRootFilesystem: true,
-        capabilities: { drop: ["ALL"] },
-      });
+      for (const entry of containers) {
+        expect(entry.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ["ALL"] },
+        });
+      }
     });
 
-    it("requests and limits memory above the measured peak RSS", () => {
-      const { requests, limits } = container.resources;
+    it("requests and limits the server's memory above the measured peak RSS, and every container's", () => {
+      const { requests } = container.resources;
       expect(mebibytes(requests.memory)).toBeGreaterThan(PEAK_RSS_MIB);
-      expect(mebibytes(limits.memory)).toBeGreaterThanOrEqual(mebibytes(requests.memory));
-      expect(requests.cpu).toBeDefined();
+      for (const entry of containers) {
+        expect(mebibytes(entry.resources.limits.memory)).toBeGreaterThanOrEqual(mebibytes(entry.resources.requests.memory));
+        expect(entry.resources.requests.cpu).toBeDefined();
+      }
     });
 
     it("has a Service and a PodDisruptionBudget that select its pods", () => {
       const labels = deployment.spec.template.metadata.labels;
-      const service = shared.find((manifest) => manifest.kind === "Service")!;
+      const service = documents.find((manifest) => manifest.kind === "Service")!;
       const budget = documents.find((manifest) => manifest.kind === "PodDisruptionBudget")!;
       expect(labels).toMatchObject(service.spec.selector);
       expect(labels).toMatchObject(budget.spec.selector.matchLabels);
@@ -115,15 +122,37 @@ describe("the Kubernetes manifests", () => {
     });
 
     if (variant === "sqlite") {
+      const claims = documents.filter((manifest) => manifest.kind === "PersistentVolumeClaim");
+      const claimOf = (mount: Manifest | undefined) => {
+        const volume = pod.volumes.find((entry: Manifest) => entry.name === mount?.name);
+        return claims.find((claim) => claim.metadata.name === volume?.persistentVolumeClaim?.claimName);
+      };
+      const dataDir = dirname(imageEnv("DATABASE_URL"));
+
       it("is one instance, replaced not rolled, with the image's data volume writable from a claim", () => {
         expect(deployment.spec.replicas).toBe(1);
         expect(deployment.spec.strategy.type).toBe("Recreate");
-        const dataDir = dirname(imageEnv("DATABASE_URL"));
         const mount = container.volumeMounts.find((entry: Manifest) => entry.mountPath === dataDir);
-        const volume = pod.volumes.find((entry: Manifest) => entry.name === mount?.name);
-        const claim = documents.find((manifest) => manifest.kind === "PersistentVolumeClaim")!;
-        expect(volume.persistentVolumeClaim.claimName).toBe(claim.metadata.name);
+        expect(claimOf(mount)).toBeDefined();
         expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup);
+      });
+
+      it("has a backup sidecar from the same image snapshotting the store into a claim of its own, sized for what it keeps", () => {
+        const backup = containers.find((entry) => entry.name === "backup")!;
+        expect(backup.image).toBe(container.image);
+        expect(backup.args.slice(0, 2)).toEqual(["dist/cli.js", "backup"]);
+        const every = Number(flag(backup.args, "--every"));
+        const keep = Number(flag(backup.args, "--keep"));
+        expect(every).toBeGreaterThan(0);
+        expect(keep).toBeGreaterThan(0);
+        const data = claimOf(backup.volumeMounts.find((entry: Manifest) => entry.mountPath === dataDir));
+        expect(data).toBe(claimOf(container.volumeMounts.find((entry: Manifest) => entry.mountPath === dataDir)));
+        const snapshots = claimOf(backup.volumeMounts.find((entry: Manifest) => entry.mountPath === flag(backup.args, "--dir")));
+        expect(snapshots).toBeDefined();
+        expect(snapshots).not.toBe(data);
+        // The snapshots it keeps and the one being written, each at most the size of the store.
+        const size = (claim: Manifest) => mebibytes(claim.spec.resources.requests.storage);
+        expect(size(snapshots!)).toBeGreaterThanOrEqual((keep + 1) * size(data!));
       });
     } else {
       it("is several instances on PostgreSQL from the Secret, with no volume, rolled one at a time", () => {
@@ -133,7 +162,14 @@ describe("the Kubernetes manifests", () => {
           valueFrom: { secretKeyRef: { name: "plant-store", key: "DATABASE_URL" } },
         });
         expect(pod.volumes).toBeUndefined();
+        expect(containers).toHaveLength(1);
         expect(deployment.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+      });
+
+      it("waits for the store with a startupProbe on /readyz that outlasts the server's retries", () => {
+        const { httpGet, periodSeconds, failureThreshold } = container.startupProbe;
+        expect(httpGet).toEqual({ path: "/readyz", port: "http" });
+        expect(periodSeconds * failureThreshold).toBeGreaterThanOrEqual(STORE_RETRY_WINDOW_S + STORE_RETRY_CAP_S);
       });
     }
   });
