@@ -67,20 +67,30 @@ export function imageUser(info: ImageInfo, root: string): { uid: number; gid: nu
 
 /**
  * Starts the image's entrypoint with `command` (default: its CMD) in the mounted container, as its user, in
- * its working directory, with `env`, and `volume.host` bind-mounted at `volume.path`.
+ * its working directory, with `env`, and `volume.host` (and each of `volumes`) bind-mounted at its `path`.
  */
 export function startInContainer(
   container: MountedContainer,
   info: ImageInfo,
-  options: { env: Record<string, string>; command?: string[]; volume?: { host: string; path: string }; readOnlyRoot?: boolean },
+  options: {
+    env: Record<string, string>;
+    command?: string[];
+    volume?: { host: string; path: string };
+    volumes?: { host: string; path: string }[];
+    readOnlyRoot?: boolean;
+  },
 ): ContainerProcess {
   const { uid, gid } = imageUser(info, container.root);
   const argv = [...(info.Config.Entrypoint ?? []), ...(options.command ?? info.Config.Cmd ?? [])];
-  // A read-only root file system, as Kubernetes' readOnlyRootFilesystem gives it: the volume stays writable.
-  const mounts = options.readOnlyRoot ? ['mount --bind "$0" "$0"', 'mount -o remount,bind,ro "$0"'] : [];
+  const volumes = [...(options.volume ? [options.volume] : []), ...(options.volumes ?? [])];
+  // As a runtime does, a mount point the image lacks is made (in this container's own layer) before the root is
+  // made read-only.
+  const mounts = volumes.map((_, index) => `mkdir -p "$0\${${2 * index + 2}}"`);
+  // A read-only root file system, as Kubernetes' readOnlyRootFilesystem gives it: the volumes stay writable.
+  if (options.readOnlyRoot) mounts.push('mount --bind "$0" "$0"', 'mount -o remount,bind,ro "$0"');
   mounts.push('mount --rbind /proc "$0/proc"', 'mount --rbind /dev "$0/dev"');
-  if (options.volume) mounts.push('mount --bind "$1" "$0$2"');
-  const script = `set -e; ${mounts.join("; ")}; shift 2; exec "$@"`;
+  for (const [index] of volumes.entries()) mounts.push(`mount --bind "\${${2 * index + 1}}" "$0\${${2 * index + 2}}"`);
+  const script = `set -e; ${mounts.join("; ")}; shift ${2 * volumes.length}; exec "$@"`;
   const child = spawn(
     "/usr/bin/unshare",
     [
@@ -92,8 +102,7 @@ export function startInContainer(
       "-c",
       script,
       container.root,
-      options.volume?.host ?? "",
-      options.volume?.path ?? "",
+      ...volumes.flatMap((volume) => [volume.host, volume.path]),
       "/usr/bin/unshare",
       `--root=${container.root}`,
       `--wd=${info.Config.WorkingDir || "/"}`,

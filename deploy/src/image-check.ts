@@ -9,6 +9,7 @@ import { serverPackageSets } from "./lockfile.js";
 import { onPath } from "./process.js";
 import { checkRegistry } from "./registry-check.js";
 import { defaultNodeImage, LOCAL_TAG, revision, serverPackage } from "./repo.js";
+import { checkBackupSidecar } from "./sidecar-check.js";
 import { ensureBaseImage } from "./stand-in.js";
 
 const SECRET = "image-test-secret-of-at-least-32-characters";
@@ -265,6 +266,7 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     check(anonymous.status === 401, `POST /plants without a token answers 401 ${await anonymous.text()}`);
     const conflict = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Another plant"}', token);
     check(conflict.status === 409, `POST /plants reusing an id with another body answers 409 ${await conflict.text()}`);
+    await checkBackupSidecar(info, { host: volume, path: volumePath }, 1);
 
     // The sidecar's command, here once into the volume, while the server runs: as the image's user, root read-only.
     const backedUp = await output(
