@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { buildServerImage } from "./build-image.js";
 import { findEngine } from "./engine.js";
 import { checkImage } from "./image-check.js";
-import { imageToBuild } from "./image-reference.js";
+import { resolveImage } from "./image-reference.js";
 import { pushImage } from "./push-image.js";
 import { serverPackage } from "./repo.js";
 import { writeSbom } from "./sbom.js";
@@ -24,7 +24,7 @@ async function main(command: string | undefined, args: string[]): Promise<number
         return 1;
       }
       // IMAGE=registry.example.com/plant-store-server[:tag]; without a tag, the server's version is the tag.
-      const image = imageToBuild(process.env.IMAGE, serverPackage().version);
+      const image = resolveImage(process.env.IMAGE, serverPackage().version);
       if (command === "build") {
         await buildServerImage(engine, { image });
         console.log(`image: built ${image}`);

@@ -45,7 +45,7 @@ export function parseImageReference(reference: string): ImageReference {
  * with the server's version when it names only a repository, plant-store-server:local when it is unset. A digest
  * is what a push returns, not a name to build or push under, so it is refused.
  */
-export function imageToBuild(image: string | undefined, serverVersion: string): string {
+export function resolveImage(image: string | undefined, serverVersion: string): string {
   if (image === undefined || image === "") return LOCAL_TAG;
   const reference = parseImageReference(image);
   if (reference.digest !== undefined) throw new Error(`IMAGE=${image} names a digest; give a repository, with or without a tag`);

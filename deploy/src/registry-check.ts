@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { check } from "./check.js";
 import type { ImageInfo } from "./engine.js";
-import { imageToBuild } from "./image-reference.js";
+import { resolveImage } from "./image-reference.js";
 import { IMAGE_NAME, OVERLAYS, podContainers, renderOverlay, validateManifest } from "./kubernetes.js";
 import { pushImage } from "./push-image.js";
 import { capture } from "./process.js";
@@ -32,7 +32,7 @@ export async function checkRegistry(info: ImageInfo): Promise<void> {
   let image: string | undefined;
   try {
     check(true, `a registry on ${registry.host} (docker-registry serve, storage in a temporary folder)`);
-    image = imageToBuild(`${registry.host}/${IMAGE_NAME}`, version);
+    image = resolveImage(`${registry.host}/${IMAGE_NAME}`, version);
     check(image === `${registry.host}/${IMAGE_NAME}:${version}`, `IMAGE=${registry.host}/${IMAGE_NAME} is tagged with the server's version: ${image}`);
     capture("podman", ["tag", LOCAL_TAG, image]);
     const pushed = await pushImage("podman", image, { quiet: true });

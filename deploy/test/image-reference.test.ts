@@ -1,30 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { imageToBuild, isLoopbackRegistry, parseImageReference } from "../src/image-reference.js";
+import { resolveImage, isLoopbackRegistry, parseImageReference } from "../src/image-reference.js";
 
 describe("the image reference image:build and image:push act on", () => {
   it("is plant-store-server:local when IMAGE is unset or empty", () => {
-    expect(imageToBuild(undefined, "1.4.0")).toBe("plant-store-server:local");
-    expect(imageToBuild("", "1.4.0")).toBe("plant-store-server:local");
+    expect(resolveImage(undefined, "1.4.0")).toBe("plant-store-server:local");
+    expect(resolveImage("", "1.4.0")).toBe("plant-store-server:local");
   });
 
   it("is IMAGE as given when it carries a tag", () => {
-    expect(imageToBuild("registry.example.com/plant-store-server:1.4.0", "0.0.0")).toBe("registry.example.com/plant-store-server:1.4.0");
-    expect(imageToBuild("registry.example.com:5000/team/plant-store-server:rc-2", "0.0.0")).toBe("registry.example.com:5000/team/plant-store-server:rc-2");
+    expect(resolveImage("registry.example.com/plant-store-server:1.4.0", "0.0.0")).toBe("registry.example.com/plant-store-server:1.4.0");
+    expect(resolveImage("registry.example.com:5000/team/plant-store-server:rc-2", "0.0.0")).toBe("registry.example.com:5000/team/plant-store-server:rc-2");
   });
 
   it("is tagged with the server's version when IMAGE names a repository alone, a registry port not taken for a tag", () => {
-    expect(imageToBuild("registry.example.com/plant-store-server", "1.4.0")).toBe("registry.example.com/plant-store-server:1.4.0");
-    expect(imageToBuild("127.0.0.1:5000/plant-store-server", "1.4.0")).toBe("127.0.0.1:5000/plant-store-server:1.4.0");
-    expect(imageToBuild("localhost:5000/plant-store-server", "2.0.0-rc.1+build.7")).toBe("localhost:5000/plant-store-server:2.0.0-rc.1_build.7");
+    expect(resolveImage("registry.example.com/plant-store-server", "1.4.0")).toBe("registry.example.com/plant-store-server:1.4.0");
+    expect(resolveImage("127.0.0.1:5000/plant-store-server", "1.4.0")).toBe("127.0.0.1:5000/plant-store-server:1.4.0");
+    expect(resolveImage("localhost:5000/plant-store-server", "2.0.0-rc.1+build.7")).toBe("localhost:5000/plant-store-server:2.0.0-rc.1_build.7");
   });
 
   it("refuses a digest, and a reference outside the grammar, saying what is wrong", () => {
     const digest = `sha256:${"ab".repeat(32)}`;
-    expect(() => imageToBuild(`registry.example.com/plant-store-server@${digest}`, "1.4.0")).toThrow(/names a digest/);
-    expect(() => imageToBuild("registry.example.com/Plant-Store", "1.4.0")).toThrow(/"Plant-Store" is not a repository name/);
-    expect(() => imageToBuild("registry.example.com/plant-store-server:-bad", "1.4.0")).toThrow(/"-bad" is not a tag/);
-    expect(() => imageToBuild("registry.example.com/plant-store-server:1.4.0@sha256:abc", "1.4.0")).toThrow(/is not a digest/);
-    expect(() => imageToBuild("bad_host.example.com/plant-store-server", "1.4.0")).toThrow(/is not a registry host/);
+    expect(() => resolveImage(`registry.example.com/plant-store-server@${digest}`, "1.4.0")).toThrow(/names a digest/);
+    expect(() => resolveImage("registry.example.com/Plant-Store", "1.4.0")).toThrow(/"Plant-Store" is not a repository name/);
+    expect(() => resolveImage("registry.example.com/plant-store-server:-bad", "1.4.0")).toThrow(/"-bad" is not a tag/);
+    expect(() => resolveImage("registry.example.com/plant-store-server:1.4.0@sha256:abc", "1.4.0")).toThrow(/is not a digest/);
+    expect(() => resolveImage("bad_host.example.com/plant-store-server", "1.4.0")).toThrow(/is not a registry host/);
   });
 });
 
