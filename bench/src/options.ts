@@ -4,6 +4,10 @@ export interface BenchOptions {
   connections: number[];
   /** compare: which servers (all six by default; the floor (2) is always included, ratios need it). */
   servers: string[];
+  /** compare: the stores (1) runs on; both side by side when both are named. */
+  databases: Database[];
+  /** The PostgreSQL server `--database postgres` creates its fresh database on (a role that may create one). */
+  postgresUrl: string;
   /**
    * compare: extra Plant Store servers to measure alongside (A/B of a lever); ab: the one server loaded together
    * with the built one. Another build (label=path/to/main.js), the same build with extra environment (label=KEY=VALUE,KEY=VALUE; `$OTLP_SINK` names the bench's OTLP receiver) or with other Node flags (label=--flag[,--flag]).
@@ -24,6 +28,8 @@ export interface BenchOptions {
   rate: number;
   durationSeconds: number;
 }
+
+export type Database = "sqlite" | "postgres";
 
 /** An extra Plant Store server in a compare run: another build, or the same one with a switch on or other Node flags. */
 export interface Variant {

@@ -10,9 +10,10 @@ import { prefill } from "./modes/prefill.js";
 import { profile } from "./modes/profile.js";
 import { soak } from "./modes/soak.js";
 import { starts } from "./modes/starts.js";
-import { type BenchOptions, parseVariant } from "./options.js";
+import { type BenchOptions, type Database, parseVariant } from "./options.js";
 
-const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
+// One folder per Node major: the published reports of each supported Node side by side.
+const RESULTS = fileURLToPath(new URL(`../../results/node${process.versions.node.split(".")[0]}/`, import.meta.url));
 const QUICK_OUT = fileURLToPath(new URL("../../results/quick/", import.meta.url));
 const AB_OUT = fileURLToPath(new URL("../../results/ab/", import.meta.url));
 const OVERLOAD_OUT = fileURLToPath(new URL("../../results/overload/", import.meta.url));
@@ -23,15 +24,15 @@ const REPORTS = fileURLToPath(new URL("../../reports/", import.meta.url));
 const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   // Rounds long enough to include the old-generation GCs and WAL checkpoints a sustained load brings; five of
   // them, alternating, as an outside side-by-side run takes them.
-  compare: { rounds: 5, warmupSeconds: 5, seconds: 10, outDir: DOCS },
+  compare: { rounds: 5, warmupSeconds: 5, seconds: 10, outDir: RESULTS },
   quick: { rounds: 2, warmupSeconds: 1, seconds: 1, outDir: QUICK_OUT },
-  prefill: { rounds: 4, warmupSeconds: 3, seconds: 5, outDir: DOCS, connections: [50] },
-  soak: { outDir: DOCS, connections: [50] },
-  profile: { warmupSeconds: 5, seconds: 15, outDir: DOCS, connections: [50] },
+  prefill: { rounds: 4, warmupSeconds: 3, seconds: 5, outDir: RESULTS, connections: [50] },
+  soak: { outDir: RESULTS, connections: [50] },
+  profile: { warmupSeconds: 5, seconds: 15, outDir: RESULTS, connections: [50] },
   // Two servers loaded at once on one core: 25 connections each make the 50 of the published run.
   ab: { rounds: 8, warmupSeconds: 4, seconds: 5, outDir: AB_OUT, connections: [25] },
-  // Ten starts of each server, the spread docs/benchmarks.md reports; a start's slow state shows from its first seconds.
-  starts: { rounds: 10, warmupSeconds: 5, seconds: 10, outDir: DOCS, connections: [50] },
+  // Ten starts of each server, the spread its report gives; a start's slow state shows from its first seconds.
+  starts: { rounds: 10, warmupSeconds: 5, seconds: 10, outDir: RESULTS, connections: [50] },
   // Each server's capacity, then 0.5x, 1.5x, 2x and 4x of it under a quarter-core cap (src/modes/overload.ts).
   overload: { rounds: 2, warmupSeconds: 3, seconds: 10, outDir: OVERLOAD_OUT },
   // Three snapshots by each method, with as long between them without one.
@@ -58,6 +59,8 @@ function parse(argv: string[]): BenchOptions {
       mode: { type: "string", default: "compare" },
       connections: { type: "string" },
       servers: { type: "string" },
+      database: { type: "string", default: "sqlite" },
+      "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/test" },
       variant: { type: "string", multiple: true },
       rounds: { type: "string" },
       warmup: { type: "string" },
@@ -77,10 +80,16 @@ function parse(argv: string[]): BenchOptions {
     if (value === undefined || !Number.isFinite(value) || value <= 0) throw new Error(`--${flag} must be a positive number`);
     return value;
   };
+  const databases = values.database.split(",");
+  if (databases.length === 0 || databases.some((name) => name !== "sqlite" && name !== "postgres")) {
+    throw new Error("--database must be sqlite, postgres or sqlite,postgres");
+  }
   return {
     mode,
     connections: values.connections?.split(",").map(Number) ?? defaults.connections ?? [50, 100],
     servers: values.servers?.split(",") ?? [],
+    databases: [...new Set(databases as Database[])],
+    postgresUrl: values["postgres-url"],
     variants: (values.variant ?? []).map(parseVariant),
     rounds: number(values.rounds, defaults.rounds ?? 1, "rounds"),
     warmupSeconds: number(values.warmup, defaults.warmupSeconds ?? 1, "warmup"),

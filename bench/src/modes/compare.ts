@@ -1,6 +1,7 @@
 import { barChartSvg } from "../chart.js";
 import { floorMarkdown, TARGET_CPU_RATIO } from "../floor.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
+import { memory } from "../process-stats.js";
 import type { BenchOptions, Variant } from "../options.js";
 import {
   cpuRatioTarget,
@@ -16,6 +17,7 @@ import {
 } from "../report.js";
 import { DEPLOYED_NODE_FLAGS, SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
+import { freshPostgresDatabase } from "../postgres-database.js";
 import { withSession, writeOutputs } from "../session.js";
 import { profileStages, stageProfileMarkdown } from "../stage-profile.js";
 
@@ -28,6 +30,7 @@ const ORDER: ServerKey[] = [
   "express-as-served",
 ];
 const MIB = 2 ** 20;
+const POSTGRES_LABEL = "(1) Plant Store on PostgreSQL";
 const OTLP_SINK = "$OTLP_SINK";
 
 export interface CompareResult {
@@ -44,7 +47,27 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const chosen = ORDER.filter(
       (key) => options.servers.length === 0 || options.servers.includes(key) || key === "bare-express",
     );
-    for (const key of chosen) servers.push(await session.start({ key, name: key }));
+    // On PostgreSQL (1) serves a database of its own, made for this run; beside SQLite it is one more server.
+    const onSqlite = options.databases.includes("sqlite");
+    const postgres = options.databases.includes("postgres") && chosen.includes("plant-store")
+      ? await freshPostgresDatabase(options.postgresUrl)
+      : undefined;
+    if (postgres) {
+      session.onClose(() => postgres.drop());
+      session.environment.PostgreSQL = postgres.description;
+    }
+    for (const key of chosen) {
+      if (key === "plant-store" && !onSqlite) continue;
+      servers.push(await session.start({ key, name: key }));
+    }
+    if (postgres) {
+      servers.splice(onSqlite ? 1 : 0, 0, await session.start({
+        key: "plant-store",
+        name: "plant-store-postgres",
+        label: onSqlite ? POSTGRES_LABEL : undefined,
+        env: { DATABASE_URL: postgres.url },
+      }));
+    }
     // A variant whose environment names $OTLP_SINK exports its traces to a receiver the bench runs on loopback.
     const needsSink = options.variants.some((variant) => Object.values(variant.env ?? {}).some((value) => value.includes(OTLP_SINK)));
     const sink = needsSink ? await startOtlpSink() : undefined;
@@ -60,6 +83,8 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     const ids = new IdBlocks();
     const answers: CompareResult["answers"] = {};
     for (const server of servers) answers[server.label] = await checkAnswers(server, session.token, ids.take());
+    // Idle RSS: each server started and past its first create (lazy imports done), before any load.
+    const idleRss = Object.fromEntries(servers.map((server) => [server.label, memory(server.pid).rssBytes]));
 
     const plan = measurementPlan(options, session, "ascending");
     const measurements = await measureAlternating(servers, plan, ids, (line) => process.stdout.write(`${line}\n`));
@@ -74,7 +99,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
 
     const full = SERVER_LABELS["plant-store"];
     const targets: Target[] = [];
-    // The targets on each supported Node (docs/benchmarks.md): ahead of the tuned peer by a quarter in
+    // The targets on each supported Node: ahead of the tuned peer by a quarter in
     // throughput and a fifth in CPU per request, at least bare Express's throughput, and the latency and memory caps.
     const throughputGoals: [ServerKey, string, number][] = [
       ["fastify-tuned", "(5) tuned peer", 1.25],
@@ -151,7 +176,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "measured in turn; any non-2xx answer or socket error stops the benchmark.",
       "",
       "1. **Plant Store**: the built `apps/server/dist/main.js` in production mode: bearer auth, lossless JSON body,",
-      "   contract validation, durable SQLite (WAL, `synchronous=FULL`, group commit), one log line per request at",
+      `   contract validation, ${onSqlite ? "durable SQLite (WAL, `synchronous=FULL`, group commit)" : "PostgreSQL (group commit)"}, one log line per request at`,
       `   info into a file; Node started with \`${DEPLOYED_NODE_FLAGS.join(" ")}\` and \`MALLOC_ARENA_MAX=2\`, as docs/deploying.md starts it.`,
       "2. **Bare Express 5** with `express.json()` answering a fixed JSON: the framework floor (`bench/baselines/bare-express.ts`).",
       "3. **Bare `node:http`** answering a fixed JSON: the platform limit (`bench/baselines/bare-node-http.ts`).",
@@ -164,6 +189,9 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "   (`apps/server/src/runtime-internals/express-prototypes.ts`, `json-response-fast-path.ts`) and lossless body reader,",
       "   answering a fixed JSON, started as (1) is: the least the design card's framework costs the server",
       "   (`bench/baselines/express-as-served.ts`).",
+      ...(postgres && onSqlite
+        ? [`- **${POSTGRES_LABEL}**: the same build with \`DATABASE_URL\` naming a fresh PostgreSQL database (group commit on a pool of 10).`]
+        : []),
       ...options.variants.map(
         (variant) =>
           `- **(1) variant: ${variant.label}**: ${variant.main ? `the build at \`${variant.main}\`` : `the same build with ${variantSwitches(variant)}`}.`,
@@ -192,6 +220,9 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       ...(targetFloor ? ["## What the CPU target leaves", "", ...targetFloor] : []),
       "## Results",
       "",
+      "Idle RSS, each server after its start and one create, before any load: " +
+        servers.map((server) => `${server.label} ${(idleRss[server.label]! / MIB).toFixed(0)} MiB`).join("; ") + ".",
+      "",
       ...summaryTable(summaries, "(2)"),
       ...(toPlatform ? ["**Against the platform limit, (3) bare node:http:**", "", ...summaryTable(toPlatform, "(3)")] : []),
       ...threadCpuTable(measurements),
@@ -202,26 +233,21 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
             "",
             `(1) once more, in a process of its own under \`node --cpu-prof\` after the rounds above, at ${stages.connections} connections for a`,
             `${options.warmupSeconds} s warm-up and ${options.seconds} s measured. Each sample counts for the stage whose code was running, found by`,
-            "file from the running function out to its callers (`bench/src/cpu-profile-stages.ts`; the rules are listed in",
-            "[benchmarks-profile.md](benchmarks-profile.md)). Compare shares rather than absolute figures: the profiler adds its own cost.",
+            "file from the running function out to its callers (`bench/src/cpu-profile-stages.ts`; `--mode profile` lists the",
+            "rules). Compare shares rather than absolute figures: the profiler adds its own cost.",
             "",
             ...stageProfileMarkdown(stages),
           ]
         : []),
-      "Other modes write their own reports next to this one: `pnpm bench -- --mode prefill` (1,000,000 plants",
-      "stored, [benchmarks-prefill.md](benchmarks-prefill.md)), `pnpm bench -- --mode soak` (RSS over a",
-      "fixed-rate run, [benchmarks-soak.md](benchmarks-soak.md)), `--mode profile` (CPU per request by stage,",
-      "[benchmarks-profile.md](benchmarks-profile.md)), `--mode ab` (a build or switch against the built server,",
-      "both loaded at once, [benchmarks-ab.md](benchmarks-ab.md)) and `--mode starts` (10 fresh starts of the server and",
-      "the tuned peer, with the core's own speed beside each, [benchmarks-starts.md](benchmarks-starts.md)). What each stage costs, which optimisations were",
-      "kept and which were tried and dropped, with their figures: [performance.md](performance.md).",
+      "Other modes (`--mode prefill`, `soak`, `profile`, `ab`, `starts`) write their own reports next to this one;",
+      "bench/README.md says what each measures, docs/performance.md what the figures mean for a deployment.",
       "",
     ].join("\n");
     writeOutputs(options.outDir, {
       "benchmarks.md": markdown,
       "benchmarks.svg": throughputSvg,
       "benchmarks-cpu.svg": cpuSvg,
-      "benchmarks.json": JSON.stringify({ answers, summaries, measurements }, null, 2),
+      "benchmarks.json": JSON.stringify({ answers, idleRss, summaries, measurements }, null, 2),
     });
     return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"] };
   });

@@ -9,7 +9,7 @@ import { profileStages, stageComparisonMarkdown, stageProfileMarkdown } from "..
  * Where the full pipeline's CPU goes, by stage: the built server runs under `node --cpu-prof` at 50 connections,
  * and each thread's samples are attributed to the request stage whose code was running (cpu-profile-stages.ts).
  * The tuned Fastify peer runs the same way after it, so the two can be set side by side stage by stage. The
- * comparison run (compare.ts) adds the server's table to docs/benchmarks.md; this report adds the peer and the rules.
+ * comparison run (compare.ts) adds the server's table to its own report; this report adds the peer and the rules.
  */
 export async function profile(options: BenchOptions) {
   return withSession(async (session) => {
