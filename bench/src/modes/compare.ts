@@ -10,6 +10,7 @@ import {
   pairedRatio,
   rawTable,
   ratioTarget,
+  spreadText,
   summaryTable,
   type Target,
   targetTable,
@@ -218,6 +219,24 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       ...targetTable(targets),
       ...(targetFloor ? ["## What the CPU target leaves", "", ...targetFloor] : []),
+      ...(postgres && onSqlite
+        ? [
+            "## PostgreSQL against SQLite",
+            "",
+            `${POSTGRES_LABEL} over (1) on SQLite, paired round by round: median (min–max).`,
+            "",
+            "| Connections | req/s | CPU per request (server process) | p99 (medians) |",
+            "|---|---|---|---|",
+            ...options.connections.map((connections) => {
+              const p99 = (label: string) => summaries.find((s) => s.label === label && s.connections === connections)!.p99Ms.toFixed(2);
+              return (
+                `| ${connections} | ${spreadText(pairedRatio(measurements, POSTGRES_LABEL, full, connections))} | ` +
+                `${spreadText(pairedCpuRatio(measurements, POSTGRES_LABEL, full, connections))} | ${p99(POSTGRES_LABEL)} ms against ${p99(full)} ms |`
+              );
+            }),
+            "",
+          ]
+        : []),
       "## Results",
       "",
       "Idle RSS, each server after its start and one create, before any load: " +
