@@ -9,7 +9,7 @@ import { onPath } from "../src/process.js";
 const CONTAINERFILE = fileURLToPath(new URL("../../apps/server/Containerfile", import.meta.url));
 
 // Peak RSS of the server under the benchmark's load on Node 24.21 and 26.10 with the image's flags:
-// 137-150 MiB in docs/benchmarks.md and docs/deploying.md.
+// 137-150 MiB (docs/performance.md).
 const PEAK_RSS_MIB = 150;
 // Peak RSS of the backup sidecar's command taking one snapshot of a 1 GB store (18,000,000 plants), Node 24.21 and
 // 26.10 with the image's flags: 80-83 MiB (docs/deploying.md#kubernetes).

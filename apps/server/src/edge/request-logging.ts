@@ -39,7 +39,7 @@ function levelFor(status: number): "error" | "warn" | "info" {
  * so neither is the bearer token (the server's other log lines are redacted as a second line of defence).
  *
  * Written by hand rather than with pino-http, which builds two child loggers and three listeners per
- * request: this costs one listener and one log call (measured A/B under wrk; see docs/benchmarks.md).
+ * request: this costs one listener and one log call (measured A/B under wrk).
  */
 export function requestLogging(logger: Logger): RequestHandler {
   // The access line has a fixed shape with no headers in it, so searching it for redact paths is wasted work.

