@@ -5,7 +5,7 @@ import pg from "pg";
 export interface FreshDatabase {
   /** The URL the Plant Store is started with (DATABASE_URL). */
   url: string;
-  /** e.g. "PostgreSQL 15.14 at 127.0.0.1:5432", for the report's environment table. */
+  /** e.g. "PostgreSQL 15.14 at 127.0.0.1:5432, database plant_store_bench_…", for the report's environment table. */
   description: string;
   drop(): Promise<void>;
 }
@@ -33,7 +33,7 @@ export async function freshPostgresDatabase(adminUrl: string): Promise<FreshData
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    description: `PostgreSQL ${version} at ${url.host} (a fresh database per run; its processes are not pinned, and their CPU is not in (1)'s)`,
+    description: `PostgreSQL ${version} at ${url.host}, database ${name}, made for this run and dropped after it (its processes are not pinned, and their CPU is not in (1)'s)`,
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
       await client.connect();
