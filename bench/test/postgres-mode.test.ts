@@ -37,9 +37,8 @@ describe.skipIf(skip)("pnpm bench -- --database sqlite,postgres", () => {
 
   it("measures the server on SQLite and on a fresh PostgreSQL database side by side, then drops that database", async () => {
     if (unreachable) throw new Error(unreachable);
-    await run(process.execPath, [RUN, "--mode", "quick", "--servers", "plant-store", "--database", "sqlite,postgres", "--postgres-url", POSTGRES_URL, "--out", out], {
-      timeout: 110_000,
-    });
+    const args = ["--mode", "quick", "--servers", "plant-store", "--database", "sqlite,postgres", "--postgres-url", POSTGRES_URL];
+    await run(process.execPath, [RUN, ...args, "--connections", "50", "--rounds", "1", "--out", out], { timeout: 110_000 });
 
     const report = JSON.parse(readFileSync(join(out, "benchmarks.json"), "utf8")) as {
       answers: Record<string, { status: number }>;
