@@ -120,6 +120,8 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       }
     }
     const ofFull = summaries.filter((s) => s.label === full);
+    // PostgreSQL beside SQLite and the variants (a traced build, another build), each against (1) on SQLite.
+    const beside = ofFull.length > 0 ? servers.map((server) => server.label).filter((label) => label.startsWith("(1) ") && label !== full) : [];
     const at50 = ofFull.find((s) => s.connections === 50);
     if (at50) targets.push({ what: "(1) p99 at 50 connections", goal: "<= 10 ms", measured: `${at50.p99Ms.toFixed(2)} ms` });
     const peakRss = Math.max(...ofFull.map((s) => s.peakRssBytes));
@@ -219,21 +221,23 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "",
       ...targetTable(targets),
       ...(targetFloor ? ["## What the CPU target leaves", "", ...targetFloor] : []),
-      ...(postgres && onSqlite
+      ...(beside.length > 0
         ? [
-            "## PostgreSQL against SQLite",
+            "## Against (1)",
             "",
-            `${POSTGRES_LABEL} over (1) on SQLite, paired round by round: median (min–max).`,
+            "Each other build or store of Plant Store over (1), paired round by round: median (min–max).",
             "",
-            "| Connections | req/s | CPU per request (server process) | p99 (medians) |",
-            "|---|---|---|---|",
-            ...options.connections.map((connections) => {
-              const p99 = (label: string) => summaries.find((s) => s.label === label && s.connections === connections)!.p99Ms.toFixed(2);
-              return (
-                `| ${connections} | ${spreadText(pairedRatio(measurements, POSTGRES_LABEL, full, connections))} | ` +
-                `${spreadText(pairedCpuRatio(measurements, POSTGRES_LABEL, full, connections))} | ${p99(POSTGRES_LABEL)} ms against ${p99(full)} ms |`
-              );
-            }),
+            "| Server | Connections | req/s | CPU per request (server process) | p99 (medians) |",
+            "|---|---|---|---|---|",
+            ...beside.flatMap((label) =>
+              options.connections.map((connections) => {
+                const p99 = (of: string) => summaries.find((s) => s.label === of && s.connections === connections)!.p99Ms.toFixed(2);
+                return (
+                  `| ${label} | ${connections} | ${spreadText(pairedRatio(measurements, label, full, connections))} | ` +
+                  `${spreadText(pairedCpuRatio(measurements, label, full, connections))} | ${p99(label)} ms against ${p99(full)} ms |`
+                );
+              }),
+            ),
             "",
           ]
         : []),
