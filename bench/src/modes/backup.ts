@@ -164,15 +164,13 @@ export async function backup(options: BenchOptions) {
       ...targetTable([
         {
           what: "p99 of creates during `plant-store backup` against without one",
-          goal: "a few ms more at most",
+          goal: "at most 5 ms more, no create failed",
           measured: `${ms(p99(creates, "plant-store backup"))} ms against ${ms(p99(creates, ""))} ms`,
-          met: p99(creates, "plant-store backup") - p99(creates, "") <= 5 && load.failed === 0,
         },
         {
           what: "p99 of a commit (the writer alone) during `plant-store backup` against without one",
-          goal: "a few ms more at most",
+          goal: "at most 5 ms more",
           measured: `${ms(p99(commits, "plant-store backup"))} ms against ${ms(p99(commits, ""))} ms`,
-          met: p99(commits, "plant-store backup") - p99(commits, "") <= 5,
         },
       ]),
       "## Creates over HTTP",
