@@ -22,6 +22,38 @@ function drive(control: AdmissionControl, clock: { nowMs: number }, intervals: n
 
 const refused = (decisions: boolean[]) => decisions.filter((admitted) => !admitted).length;
 
+/**
+ * A server that answers one request each `serviceMs`, first come first served, offered `overload` times that rate
+ * at even spacing for `seconds`, on the controller's clock. Each request is read at once (1 ms wait), so the only
+ * signal is the time to answer, which grows with the queue of admitted requests. Returns the share refused over the
+ * last half of the run.
+ */
+function overloaded(overload: number, seconds: number, serviceMs = 10): number {
+  const control = new AdmissionControl();
+  const spacingMs = serviceMs / overload;
+  const queue: number[] = [];
+  let freeAtMs = 0;
+  let lateArrivals = 0;
+  let lateRefused = 0;
+  const arrivals = Math.floor((seconds * 1_000) / spacingMs);
+  for (let i = 1; i <= arrivals; i++) {
+    const nowMs = i * spacingMs;
+    // Answer every request whose service ends before this arrival.
+    while (queue.length > 0 && Math.max(freeAtMs, queue[0] ?? 0) + serviceMs <= nowMs) {
+      const arrivedMs = queue.shift() ?? 0;
+      freeAtMs = Math.max(freeAtMs, arrivedMs) + serviceMs;
+      control.answered(freeAtMs - arrivedMs);
+    }
+    const admitted = control.admit({ nowMs, queueMs: 1 });
+    if (admitted) queue.push(nowMs);
+    if (i > arrivals / 2) {
+      lateArrivals++;
+      if (!admitted) lateRefused++;
+    }
+  }
+  return lateRefused / lateArrivals;
+}
+
 describe("admission control", () => {
   it("lets its limit follow the waits the machine shows outside overload: longer waits raise it, shorter lower it", () => {
     const control = new AdmissionControl();
@@ -62,6 +94,15 @@ describe("admission control", () => {
     const clock = { nowMs: 0 };
     drive(control, clock, 50, 1, 20);
     expect(refused(drive(control, clock, 5, 1, control.limitMs * 3))).toBeGreaterThan(0);
+  });
+
+  it("refuses the excess and no more: about a third at 1.5 times the service rate, about half at twice", () => {
+    const atOneAndAHalf = overloaded(1.5, 60);
+    expect(atOneAndAHalf).toBeGreaterThan(0.3);
+    expect(atOneAndAHalf).toBeLessThan(0.4);
+    const atTwice = overloaded(2, 60);
+    expect(atTwice).toBeGreaterThan(0.47);
+    expect(atTwice).toBeLessThan(0.56);
   });
 
   it("refuses less for a wait just over the limit than for one far over it", () => {

@@ -18,6 +18,16 @@ const LIMIT_SMOOTHING = 0.05;
 const MIN_LIMIT_MS = 50;
 const MAX_LIMIT_MS = 250;
 const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
+/**
+ * The guard against refusing more than the excess: an interval whose mean latency is at least this share of the
+ * limit had a busy server, so its rate of answers is what the server can serve now. The best such rate, decaying
+ * by this factor per interval (about a second to follow a slower server), bounds the refusal share at the
+ * arrivals over it, plus a margin that drains a standing queue. A rate is taken from at least 5 answers.
+ */
+const BUSY_SHARE_OF_LIMIT = 0.5;
+const MIN_ANSWERS_FOR_RATE = 5;
+const SERVED_RATE_DECAY = 0.9;
+const EXCESS_MARGIN = 0.05;
 
 /**
  * Admission by latency. Each 100 ms, the interval's mean latency (the larger of the mean wait for the event loop
@@ -28,6 +38,11 @@ const INITIAL_LIMIT_MS = MAX_LIMIT_MS;
  * refuses less, down to none. Refusing exactly the excess matters because a refusal is not free (it
  * still costs Node's HTTP parse, a third to a half of a served request): refusing every late request turns a small
  * overload into a server busy refusing.
+ *
+ * The share never exceeds the excess: it is capped at 1 - served / arrivals (plus a small margin), where served is
+ * the best recent rate of answers while the server was busy. Without that cap a latency that refusing cannot
+ * lower (the wait is in the CPU quota's throttles, or refusals themselves fill the quota) drives the share up to
+ * where the server refuses more than it serves.
  *
  * The limit follows the machine (as Netflix's Gradient2 compares with its long-term RTT): while nothing is refused,
  * it tracks twice the mean latency of each interval, so a pod with a small CPU share, whose event-loop turns stretch
@@ -44,6 +59,8 @@ export class AdmissionControl {
   #intervalSumMs = 0;
   #answeredCount = 0;
   #answeredSumMs = 0;
+  /** Answers per millisecond the server managed while busy (the best recent interval's); 0 until one was busy. */
+  #servedPerMs = 0;
 
   /** The current limit on the mean latency, in milliseconds. */
   get limitMs(): number {
@@ -87,7 +104,7 @@ export class AdmissionControl {
     // The trend counts only over the limit: a wait rising from idle to normal refuses nothing.
     const trend = meanMs > this.#limitMs ? (meanMs - this.#previousMeanMs) / this.#limitMs : 0;
     const share = this.#refusalShare + GAIN * excess + TREND_GAIN * trend;
-    this.#refusalShare = Math.min(MAX_REFUSAL_SHARE, Math.max(0, share));
+    this.#refusalShare = Math.min(MAX_REFUSAL_SHARE, this.#excessShare(nowMs, meanMs), Math.max(0, share));
     this.#previousMeanMs = meanMs;
     if (this.#refusalShare === 0) {
       const next = this.#limitMs + LIMIT_SMOOTHING * (LIMIT_OVER_NORMAL_LATENCY * meanMs - this.#limitMs);
@@ -98,5 +115,17 @@ export class AdmissionControl {
     this.#intervalSumMs = 0;
     this.#answeredCount = 0;
     this.#answeredSumMs = 0;
+  }
+
+  /** The largest share worth refusing: the arrivals over what the server answers while busy, plus the margin. */
+  #excessShare(nowMs: number, meanMs: number): number {
+    const elapsedMs = nowMs - (this.#intervalStartMs ?? nowMs);
+    if (elapsedMs <= 0 || this.#intervalCount === 0) return MAX_REFUSAL_SHARE;
+    if (meanMs >= BUSY_SHARE_OF_LIMIT * this.#limitMs && this.#answeredCount >= MIN_ANSWERS_FOR_RATE) {
+      this.#servedPerMs = Math.max(this.#answeredCount / elapsedMs, SERVED_RATE_DECAY * this.#servedPerMs);
+    }
+    if (this.#servedPerMs === 0) return MAX_REFUSAL_SHARE;
+    const arrivalsPerMs = this.#intervalCount / elapsedMs;
+    return Math.max(0, 1 - this.#servedPerMs / arrivalsPerMs) + EXCESS_MARGIN;
   }
 }
