@@ -30,7 +30,8 @@ describePostgres("three server processes sharing one PostgreSQL", () => {
     // Started together, so their migrations race on the empty database.
     servers = await Promise.all(
       Array.from({ length: INSTANCES }, () =>
-        startServerProcess({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, PG_POOL_SIZE: "4" }),
+        // Every create must be answered 200 or 409 as the data says: a refusal of a busy test machine's load is not under test.
+        startServerProcess({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, PG_POOL_SIZE: "4", ADMISSION_CONTROL: "false" }),
       ),
     );
   }, 30_000);

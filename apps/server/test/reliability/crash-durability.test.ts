@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ErrorCode } from "@plant-store/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "../support/postgres.js";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
@@ -127,6 +128,16 @@ const post = (server: ServerProcess, token: string, id: bigint, plant: Plant) =>
     body: `{"id": ${id}, "name": ${JSON.stringify(plant.name)}${plant.tag === undefined ? "" : `, "tag": ${JSON.stringify(plant.tag)}`}}`,
   });
 
+/** A post retried after Retry-After while admission control refuses it (503 Overloaded), as a client would. */
+async function servedPost(server: ServerProcess, token: string, id: bigint, plant: Plant): Promise<Response> {
+  for (;;) {
+    const res = await post(server, token, id, plant);
+    if (res.status !== 503) return res;
+    if (((await res.clone().json()) as { error?: number }).error !== ErrorCode.Overloaded) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get("retry-after") ?? 1) * 1000));
+  }
+}
+
 /** Runs `task` over `items` with `width` in flight. */
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -145,6 +156,7 @@ async function createUntilKilled(server: ServerProcess, token: string, nextId: (
   const acknowledged = new Map<bigint, Plant>();
   const sent = new Map<bigint, Plant>();
   const unexpected: string[] = [];
+  let refused = 0;
   let killed: Promise<void> | undefined;
   const killSoon = () => {
     killed ??= new Promise<void>((resolve) => setTimeout(resolve, extraDelayMs)).then(() => server.kill9());
@@ -161,6 +173,9 @@ async function createUntilKilled(server: ServerProcess, token: string, nextId: (
           if (res.status === 200) {
             acknowledged.set(id, plant);
             if (acknowledged.size >= killAfterAcks) killSoon();
+          } else if (res.status === 503 && (JSON.parse(body) as { error?: number }).error === ErrorCode.Overloaded) {
+            // Admission control refused it on a busy machine: not acknowledged, like any other non-2xx, and not a fault.
+            refused++;
           } else {
             // Fails the round below; killing now keeps a misbehaving server from looping until the timeout.
             unexpected.push(`${id}: ${res.status} ${body}`);
@@ -174,19 +189,19 @@ async function createUntilKilled(server: ServerProcess, token: string, nextId: (
     }),
   );
   await killed;
-  return { acknowledged, sent, unexpected };
+  return { acknowledged, sent, unexpected, refused };
 }
 
 /** Every acknowledged plant answers its identical replay with 200 and a different body with 409. */
 async function verifyOverHttp(server: ServerProcess, token: string, acknowledged: Map<bigint, Plant>): Promise<string[]> {
   const problems: string[] = [];
   await inParallel([...acknowledged], 16, async ([id, plant]) => {
-    const replay = await post(server, token, id, plant);
+    const replay = await servedPost(server, token, id, plant);
     const replayBody = await replay.json();
     if (replay.status !== 200 || JSON.stringify(replayBody) !== JSON.stringify(plant)) {
       problems.push(`replay of ${id}: ${replay.status} ${JSON.stringify(replayBody)}`);
     }
-    const other = await post(server, token, id, { name: `${plant.name} (different)` });
+    const other = await servedPost(server, token, id, { name: `${plant.name} (different)` });
     const otherBody = (await other.json()) as { error?: number };
     if (other.status !== 409 || otherBody.error !== 40901) problems.push(`different body for ${id}: ${other.status}`);
   });
@@ -248,7 +263,7 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
         for (const [id, plant] of round.sent) everSent.set(id, plant);
         lastRound = round.acknowledged;
         lastSent = round.sent;
-        figures.push(`${round.acknowledged.size}/${round.sent.size} (kill after ${killAfterAcks} acks + ${extraDelayMs} ms)`);
+        figures.push(`${round.acknowledged.size}/${round.sent.size}${round.refused > 0 ? ` (${round.refused} refused)` : ""} (kill after ${killAfterAcks} acks + ${extraDelayMs} ms)`);
       }
       console.info(
         `crash durability on ${label}: ${CRASHES} kill -9 survived, ${everAcknowledged.size} acknowledged of ${everSent.size} sent, 0 lost${target.inspect ? `, ${committedUnacknowledged} committed but cut off before their 200` : ""}; acknowledged/sent per crash: ${figures.join(", ")}`,
