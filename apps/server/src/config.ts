@@ -130,7 +130,8 @@ const EnvSchema = z.object({
   OTEL_BSP_SCHEDULE_DELAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(5_000)),
   OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
   // Refuse requests that waited too long with 503 Overloaded while a standing queue lasts (connection/shed-overload.ts).
-  ADMISSION_CONTROL: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("true").transform((value) => value === "true")),
+  // Off by default: see docs/performance.md#overload for what it costs a closed-loop client on a busy host.
+  ADMISSION_CONTROL: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.
   VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
   // The API's public base URL (the spec's {base_url}), listed as the server in GET /openapi.json.

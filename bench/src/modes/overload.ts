@@ -34,7 +34,7 @@ interface Contender {
 }
 
 const CONTENDERS: Contender[] = [
-  { name: "shedding", label: "Plant Store, admission control on", key: "plant-store" },
+  { name: "shedding", label: "Plant Store, admission control on", key: "plant-store", env: { ADMISSION_CONTROL: "true" } },
   { name: "before", label: "Plant Store, admission control off (before)", key: "plant-store", env: { ADMISSION_CONTROL: "false" } },
   { name: "tuned", label: "Fastify peer, tuned", key: "fastify-tuned" },
   { name: "under-pressure", label: "Fastify peer, tuned + @fastify/under-pressure (README's event-loop settings)", key: "fastify-tuned", env: { UNDER_PRESSURE: "readme" } },

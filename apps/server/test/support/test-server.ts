@@ -66,7 +66,7 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
     DATABASE_URL: databaseFile,
     // A listening test app shares its event loop with the test runner, whose waits are not the server's load:
     // admission control runs only where a test injects the queue time it reacts to (overrides.queueTime).
-    ...(options.overrides?.queueTime === undefined && { ADMISSION_CONTROL: "false" }),
+    ADMISSION_CONTROL: options.overrides?.queueTime === undefined ? "false" : "true",
     ...(!ownKeySource && { JWT_SECRET: TEST_SECRET }),
     ...(options.issuer !== undefined && { JWT_ISSUER: options.issuer }),
     ...(options.audience !== undefined && { JWT_AUDIENCE: options.audience }),
