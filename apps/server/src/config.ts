@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
+import { DatabaseUrlError, parseDatabaseUrl } from "./store/database-url.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -56,8 +57,15 @@ const EnvSchema = z.object({
     emptyAsUndefined,
     z
       .string()
-      // A malformed PostgreSQL URL is a configuration error, not a database to wait for (the start retries those).
-      .refine((value) => !/^postgres(ql)?:\/\//i.test(value) || URL.canParse(value), "is not a valid postgres:// URL")
+      // A value that names no store is a configuration error, not a database to wait for (the start retries those).
+      .superRefine((value, ctx) => {
+        try {
+          parseDatabaseUrl(value);
+        } catch (error) {
+          if (!(error instanceof DatabaseUrlError)) throw error;
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message });
+        }
+      })
       .default("./data/plants.db"),
   ),
   JWT_SECRET: z.preprocess(

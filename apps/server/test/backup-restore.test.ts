@@ -391,11 +391,11 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
   it("backup refuses a missing store, a file that is not SQLite and a PostgreSQL URL, and leaves no file behind", async () => {
     const dir = tempDir();
     const snapshot = join(dir, "snapshot.db");
-    const notSqlite = join(dir, "notes.txt");
+    const notSqlite = join(dir, "notes.db");
     writeFileSync(notSqlite, "not a database at all");
     const cases: [Record<string, string>, RegExp][] = [
       [{ DATABASE_URL: join(dir, "missing.db") }, /^plant-store backup: there is no SQLite store at .+missing\.db\n$/],
-      [{ DATABASE_URL: notSqlite }, /^plant-store backup: .+notes\.txt is not a SQLite database\n$/],
+      [{ DATABASE_URL: notSqlite }, /^plant-store backup: .+notes\.db is not a SQLite database\n$/],
       [{ DATABASE_URL: "postgres://localhost/plants" }, /^plant-store backup: DATABASE_URL names PostgreSQL: back it up with pg_dump .+\n$/],
     ];
     for (const [env, stderr] of cases) {
@@ -403,6 +403,6 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
       expect(result).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr).toMatch(stderr);
     }
-    expect(readdirSync(dir)).toEqual(["notes.txt"]);
+    expect(readdirSync(dir)).toEqual(["notes.db"]);
   });
 });

@@ -1,4 +1,5 @@
 import { ErrorCode } from "@plant-store/contract";
+import { join } from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
@@ -65,7 +66,7 @@ describePostgres("the PostgreSQL store", () => {
 
   it("the logged DATABASE_URL never shows the password", () => {
     expect(describeDatabase("postgres://app:s3cret@db.internal:5432/plants")).toBe("postgres://app:redacted@db.internal:5432/plants");
-    expect(describeDatabase("./data/plants.db")).toBe("./data/plants.db");
+    expect(describeDatabase("./data/plants.db")).toBe(join(process.cwd(), "data/plants.db"));
   });
 
   it("stores ids in a BIGINT column", async () => {

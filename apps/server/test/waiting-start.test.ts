@@ -224,7 +224,7 @@ describePostgres("a start that waits for its database (built server, real Postgr
   it.each([
     ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /role "no_such_role" does not exist/],
     ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /database "\w+_missing" does not exist/],
-    ["a malformed URL", (database: TestDatabase) => database.url.replace(`:${database.port}/`, ":99999/"), /DATABASE_URL: is not a valid postgres:\/\/ URL/],
+    ["a malformed URL", (database: TestDatabase) => database.url.replace(`:${database.port}/`, ":99999/"), /^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /],
   ])("with %s exits 1 at once with one line", async (_case, urlFor, message) => {
     const database = await freshDatabase();
     const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: urlFor(database) });

@@ -1,6 +1,7 @@
 import { createLogger } from "../logger.js";
 import { type CopyResult, copyStore } from "../store/copy-store.js";
-import { describeDatabase, sqliteFilename } from "../store/open-store.js";
+import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
+import { sqliteFilename } from "../store/open-store.js";
 import { type Command, CommandError, positiveNumber } from "./command.js";
 import { progressLine } from "./progress.js";
 
@@ -30,6 +31,7 @@ export const copyStoreCommand: Command = {
   async run(args, config) {
     const to = args.values.to;
     if (typeof to !== "string") throw new CommandError("--to <postgres URL> is required");
+    const target = parseTarget(to);
     if (args.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const batchSize = positiveNumber(args, "batch-size", DEFAULT_BATCH_SIZE, { integer: true });
     const sqliteFile = sqliteFilename(config.DATABASE_URL);
@@ -40,13 +42,13 @@ export const copyStoreCommand: Command = {
     const started = performance.now();
     const result = await copyStore({
       sqliteFile,
-      postgresUrl: to,
+      postgresUrl: target.url,
       batchSize,
       connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
       // A migration's warning (a schema newer than this build) as the server logs it, on stderr.
       logger: createLogger("warn", process.stderr),
       onStart: (plants) => {
-        process.stdout.write(`copying ${plants} plants from ${sqliteFile} to ${describeDatabase(to)}\n`);
+        process.stdout.write(`copying ${plants} plants from ${sqliteFile} to ${describeDatabaseUrl(target)}\n`);
         copyStarted = performance.now();
       },
       onProgress: (done, total) => progress.update(progressText(done, total, performance.now() - copyStarted)),
@@ -56,6 +58,19 @@ export const copyStoreCommand: Command = {
     return result.conflicts.length === 0 && sameTally(result) ? 0 : EXIT_DIFFERENT;
   },
 };
+
+/** --to, read as DATABASE_URL is: a PostgreSQL database with a host and a name. */
+function parseTarget(to: string) {
+  let target: ReturnType<typeof parseDatabaseUrl>;
+  try {
+    target = parseDatabaseUrl(to);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new CommandError(`--to: ${error.message}`);
+    throw error;
+  }
+  if (target.system !== "postgresql") throw new CommandError(`--to: ${target.file} is a SQLite file; copy-store copies into PostgreSQL (a postgres:// URL)`);
+  return target;
+}
 
 /** `[#####-----]  45% 450000/1000000 plants, 81000 plants/s, 7 s left` */
 export function progressText(done: number, total: number, elapsedMs: number): string {

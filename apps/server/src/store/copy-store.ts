@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { Plant } from "@plant-store/contract";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import { parseDatabaseUrl } from "./database-url.js";
 import { toPlant } from "./plant-store.js";
 import { int8AsBigint, migratePostgres } from "./postgres/postgres-plant-store.js";
 
@@ -247,9 +248,7 @@ function openSource(file: string): DatabaseSync {
 
 async function connectTarget(options: CopyStoreOptions): Promise<pg.Pool> {
   const url = options.postgresUrl;
-  if (!/^postgres(ql)?:\/\//i.test(url) || !URL.canParse(url)) {
-    throw new CopyStoreError("the target must be a valid postgres:// or postgresql:// URL");
-  }
+  if (parseDatabaseUrl(url).system !== "postgresql") throw new CopyStoreError("the target must be a postgres:// or postgresql:// URL");
   const pool = new pg.Pool({
     connectionString: url,
     max: CONNECTIONS,

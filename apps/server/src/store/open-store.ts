@@ -1,6 +1,6 @@
-import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import { describeDatabaseUrl, parseDatabaseUrl } from "./database-url.js";
 import type { PlantStore } from "./plant-store.js";
 import { classifyPostgresError } from "./postgres/connection-errors.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
@@ -11,58 +11,47 @@ export type StoreConfig = Pick<
   "DATABASE_URL" | "PG_POOL_SIZE" | "PG_STATEMENT_TIMEOUT_MS" | "PG_CONNECT_TIMEOUT_MS"
 >;
 
-/** Opens the store DATABASE_URL names: postgres:// or postgresql:// is PostgreSQL, a file path or file: URL is SQLite. */
+/** Opens the store DATABASE_URL names (see parseDatabaseUrl): a PostgreSQL database or a SQLite file. */
 export async function openStore(config: StoreConfig, logger: Logger): Promise<PlantStore> {
-  const databaseUrl = config.DATABASE_URL;
-  if (isPostgresUrl(databaseUrl)) {
+  const database = parseDatabaseUrl(config.DATABASE_URL);
+  if (database.system === "postgresql") {
     // Loaded when needed: after tracing has started, whose pg instrumentation patches pg as it loads.
     const { PostgresPlantStore } = await import("./postgres/postgres-plant-store.js");
     return PostgresPlantStore.open({
-      connectionString: databaseUrl,
+      connectionString: database.url,
       poolSize: config.PG_POOL_SIZE,
       statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS,
       connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
       logger,
     });
   }
-  return SqlitePlantStore.open(sqliteFilename(databaseUrl)!, { logger });
+  return SqlitePlantStore.open(database.file, { logger });
 }
 
-/** The SQLite file DATABASE_URL names (a path or a file: URL), or undefined for a PostgreSQL URL. */
+/** The SQLite file DATABASE_URL names, by absolute path, or undefined for a PostgreSQL URL. */
 export function sqliteFilename(databaseUrl: string): string | undefined {
-  if (isPostgresUrl(databaseUrl)) return undefined;
-  return databaseUrl.startsWith("file:") ? fileURLToPath(databaseUrl) : databaseUrl;
+  const database = parseDatabaseUrl(databaseUrl);
+  return database.system === "sqlite" ? database.file : undefined;
 }
 
 /**
  * Whether a failure to open the store may pass by itself, so opening is retried: PostgreSQL unreachable,
  * refusing connections for now or its migration lock not granted in time; SQLite locked by another process.
- * Anything else (authentication refused, no such database, a malformed URL, a path that cannot be created)
- * is a configuration error that no wait fixes.
+ * Anything else (authentication refused, no such database, a path that cannot be created) is a configuration
+ * error that no wait fixes.
  */
 export function isTransientOpenError(databaseUrl: string, error: unknown): boolean {
-  if (isPostgresUrl(databaseUrl)) return classifyPostgresError(error) instanceof StoreUnavailableError;
+  if (databaseSystem(databaseUrl) === "postgresql") return classifyPostgresError(error) instanceof StoreUnavailableError;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);
 }
 
 /** Which database DATABASE_URL names, as OpenTelemetry's db.system calls it. */
 export function databaseSystem(databaseUrl: string): "postgresql" | "sqlite" {
-  return isPostgresUrl(databaseUrl) ? "postgresql" : "sqlite";
+  return parseDatabaseUrl(databaseUrl).system;
 }
 
-/** DATABASE_URL as it may be logged: a password in a postgres:// URL is replaced. */
+/** DATABASE_URL as it may be logged: the SQLite file's absolute path, or the URL with its password masked. */
 export function describeDatabase(databaseUrl: string): string {
-  if (!isPostgresUrl(databaseUrl)) return databaseUrl;
-  try {
-    const url = new URL(databaseUrl);
-    if (url.password) url.password = "redacted";
-    return url.toString();
-  } catch {
-    return "postgres://(unparsable URL)";
-  }
-}
-
-function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl);
+  return describeDatabaseUrl(parseDatabaseUrl(databaseUrl));
 }

@@ -9,10 +9,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `plant-store` CLI (dist/cli.js) as an operator would, with only `env` and PATH in its environment. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the built `plant-store` CLI (dist/cli.js) as an operator would, with only `env` and PATH in its environment, in `cwd`. */
+export function runCli(args: string[], env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
     );
   });

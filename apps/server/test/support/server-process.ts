@@ -142,8 +142,12 @@ export function serverProcesses(
 }
 
 /** Runs the built server expecting it to refuse to start; resolves with its exit code and stderr. */
-export function runServerExpectingExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+export function runServerExpectingExit(
+  env: Record<string, string>,
+  { cwd }: { cwd?: string } = {},
+): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [MAIN], {
+    cwd,
     env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
