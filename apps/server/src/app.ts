@@ -8,12 +8,11 @@ import { httpMetrics } from "./edge/http-metrics.js";
 import { requestLogging } from "./edge/request-logging.js";
 import { responseValidation } from "./edge/response-validation.js";
 import { securityHeaders } from "./edge/security-headers.js";
-import { errorHandler, notFound } from "./errors/error-handler.js";
+import { errorHandler, notFound } from "./error-mapping/error-handler.js";
 import { BadRequestError } from "./errors/http-errors.js";
 import type { Logger } from "./logger.js";
 import { Lifecycle } from "./ops/lifecycle.js";
 import { createMetrics, type Metrics } from "./ops/metrics.js";
-import { timedStore } from "./ops/timed-store.js";
 import { jsonBody } from "./request-body/json-body.js";
 import { describeValidationError } from "./request-body/validation-message.js";
 import { apiDocsRoutes } from "./routes/api-docs-routes.js";
@@ -24,6 +23,7 @@ import { closeConnectionsOnShutdown } from "./runtime-internals/close-connection
 import { headersInHead } from "./runtime-internals/headers-in-head.js";
 import { jsonResponseFastPath } from "./runtime-internals/json-response-fast-path.js";
 import type { PlantStore } from "./store/plant-store.js";
+import { timedStore } from "./store/timed-store.js";
 
 export interface AppDeps {
   store: PlantStore;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import { type Duplex, finished } from "node:stream";
 import { rawErrorResponse } from "../errors/error-body.js";
-import { httpErrorForClientError } from "../errors/http-error-for.js";
+import { httpErrorForClientError } from "../errors/client-error.js";
 import type { Logger } from "../logger.js";
 import { responseInFlight } from "../runtime-internals/socket-response.js";
 

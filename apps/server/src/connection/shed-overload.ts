@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ErrorCode } from "@plant-store/contract";
-import { requestIdFor } from "../edge/request-logging.js";
 import { errorBody } from "../errors/error-body.js";
 import { ServiceUnavailableError } from "../errors/http-errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../ops/metrics.js";
+import { requestIdFor } from "../request-id.js";
 import { AdmissionControl } from "./admission-control.js";
 import { eventLoopQueueTime, type QueueTimeSource } from "./queue-time.js";
 

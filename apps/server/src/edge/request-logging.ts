@@ -1,22 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { REQUEST_ID } from "@plant-store/contract/wire";
 import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { requestIdFor } from "../request-id.js";
 import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
 import { routeLabel } from "./route-label.js";
-
-declare module "node:http" {
-  interface IncomingMessage {
-    /** This request's id: the caller's X-Request-Id when it is safe to log, else a new UUID. */
-    id: string;
-  }
-}
-
-
-/** The caller's X-Request-Id when it is safe to log and echo, else undefined (the caller makes a new UUID). */
-export function requestIdFor(incoming: string | string[] | undefined): string | undefined {
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : undefined;
-}
 
 /** The URL without its query string: a query could carry a token (`?access_token=`) and logs must not. */
 function pathOnly(url: string): string {

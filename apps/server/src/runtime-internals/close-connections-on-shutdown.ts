@@ -1,6 +1,5 @@
 import type { ServerResponse } from "node:http";
 import type { Express } from "express";
-import type { Lifecycle } from "../ops/lifecycle.js";
 
 /**
  * Once shutdown has begun, every answer asks its client to close the connection (`Connection: close`), and
@@ -15,7 +14,7 @@ import type { Lifecycle } from "../ops/lifecycle.js";
  * whole pipeline ran slower. test/runtime-internals/close-connections-on-shutdown.test.ts fails if node:http
  * stops calling writeHead for implicit heads.
  */
-export function closeConnectionsOnShutdown(app: Express, lifecycle: Lifecycle): void {
+export function closeConnectionsOnShutdown(app: Express, lifecycle: { readonly shuttingDown: boolean }): void {
   const response = app.response as ServerResponse;
   const writeHead = response.writeHead;
   response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import express from "express";
 import { requestLogging } from "../edge/request-logging.js";
-import { errorHandler, notFound } from "../errors/error-handler.js";
+import { errorHandler, notFound } from "../error-mapping/error-handler.js";
 import type { Logger } from "../logger.js";
 import { metricsRoutes } from "../routes/metrics-routes.js";
 import { createServer } from "../runtime-internals/node-http.js";

@@ -7,16 +7,16 @@ import { type Config, tracesExport } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
 import type { QueueTimeSource } from "../connection/queue-time.js";
 import { createLogger, type Logger } from "../logger.js";
-import { gracefulShutdown } from "../ops/graceful-shutdown.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
-import { createMetricsServer } from "./metrics-server.js";
 import { databaseSystem, describeDatabase, isTransientOpenError, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { WaitingStore } from "../store/waiting-store.js";
 import { instrument } from "../tracing/instrument.js";
 import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
+import { gracefulShutdown } from "./graceful-shutdown.js";
+import { createMetricsServer } from "./metrics-server.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
 /** Parts a caller supplies instead of the ones the configuration would make (tests, mostly), and how the store opens. */

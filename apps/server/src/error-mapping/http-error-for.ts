@@ -12,13 +12,10 @@ import {
   ConflictError,
   ForbiddenError,
   HttpError,
-  MalformedRequestError,
-  RequestHeadersTooLargeError,
-  RequestTimeoutError,
   ServiceUnavailableError,
   TooManyRequestsError,
   UnauthorizedError,
-} from "./http-errors.js";
+} from "../errors/http-errors.js";
 
 /**
  * The one place a domain error (auth, plants, store) becomes the HTTP failure a client sees; undefined for
@@ -40,9 +37,3 @@ export function httpErrorFor(error: unknown): HttpError | undefined {
   return undefined;
 }
 
-/** The failure a client caused below Express: Node's parser or its timeouts rejected the connection. */
-export function httpErrorForClientError(code: string | undefined): HttpError {
-  if (code === "HPE_HEADER_OVERFLOW") return new RequestHeadersTooLargeError();
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return new RequestTimeoutError();
-  return new MalformedRequestError();
-}

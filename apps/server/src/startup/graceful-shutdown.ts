@@ -1,9 +1,9 @@
 import type { Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
-import type { PlantStore } from "../store/plant-store.js";
-import type { Lifecycle } from "./lifecycle.js";
+import type { Lifecycle } from "../ops/lifecycle.js";
 import { stopAccepting } from "../runtime-internals/stop-accepting.js";
+import type { PlantStore } from "../store/plant-store.js";
 
 export interface ShutdownDeps {
   /** The API server: drained. None when the app was never served (in-process tests). */

@@ -1,9 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "../logger.js";
 import { requestLogger } from "../request-logger.js";
-import { errorBody } from "./error-body.js";
+import { errorBody } from "../errors/error-body.js";
+import { InternalServerError, NotFoundError } from "../errors/http-errors.js";
 import { httpErrorFor } from "./http-error-for.js";
-import { InternalServerError, NotFoundError } from "./http-errors.js";
 
 /** Any request that matched no route. */
 export const notFound: RequestHandler = (req, _res, next) => {

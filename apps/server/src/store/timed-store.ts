@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
-import type { CreateOutcome, PlantStore } from "../store/plant-store.js";
-import type { Metrics } from "./metrics.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { CreateOutcome, PlantStore } from "./plant-store.js";
 
 /** The same store, with every create and ping timed into plant_store_operation_duration_seconds. */
 export function timedStore(store: PlantStore, metrics: Metrics): PlantStore {
