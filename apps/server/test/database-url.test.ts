@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseDatabaseUrl } from "../src/store/database-url.js";
 import { runCli } from "./support/cli-process.js";
-import { runServerExpectingExit } from "./support/server-process.js";
+import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
 
 const SECRET = "database-url-secret-at-least-32-characters";
 
@@ -83,4 +83,16 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
     expect(result.stderr).not.toContain("s3cret");
     expect(readdirSync(dir)).toEqual([]);
   });
+});
+
+it("a PostgreSQL host that does not resolve is waited for, each attempt's line saying it was not found and naming DATABASE_URL", async () => {
+  const server = await startServerProcess({ JWT_SECRET: SECRET, DATABASE_URL: "postgres://postgres@no-such-host.invalid:5432/plants" });
+  onTestFinished(() => server.kill9());
+  const line = await server.waitForStdout(/^\{.*"store unavailable at start; retrying".*\}$/m);
+  expect(JSON.parse(line[0])).toMatchObject({
+    level: 40,
+    attempt: 1,
+    reason: expect.stringMatching(/^host "no-such-host\.invalid" in DATABASE_URL was not found \((ENOTFOUND|EAI_AGAIN)\): a misspelled name, or DNS not serving it yet$/),
+  });
+  expect(server.alive()).toBe(true);
 });

@@ -222,8 +222,8 @@ describePostgres("a start that waits for its database (built server, real Postgr
   });
 
   it.each([
-    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /role "no_such_role" does not exist/],
-    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /database "\w+_missing" does not exist/],
+    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /^plant store failed to start: DATABASE_URL postgres:\/\/no_such_role@.+: role "no_such_role" does not exist$/m],
+    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /^plant store failed to start: DATABASE_URL postgres:\/\/.+_missing: database "\w+_missing" does not exist$/m],
     ["a malformed URL", (database: TestDatabase) => database.url.replace(`:${database.port}/`, ":99999/"), /^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /],
   ])("with %s exits 1 at once with one line", async (_case, urlFor, message) => {
     const database = await freshDatabase();
@@ -240,6 +240,6 @@ it("with an SQLite path that cannot be created exits 1 at once with one line", a
   writeFileSync(join(dir, "a-file"), "");
   const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: join(dir, "a-file", "plants.db") });
   expect(result.code).toBe(1);
-  expect(result.stderr).toMatch(/^plant store failed to start: .*(ENOTDIR|EEXIST)/);
+  expect(result.stderr).toMatch(/^plant store failed to start: DATABASE_URL \/.+\/a-file\/plants\.db: .*(ENOTDIR|EEXIST)/);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
 });
