@@ -173,6 +173,15 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
         const size = (claim: Manifest) => mebibytes(claim.spec.resources.requests.storage);
         expect(size(snapshots!)).toBeGreaterThanOrEqual((keep + 1) * size(data!));
       });
+
+      it("exposes the backup sidecar's metrics port, apart from the server's ports", () => {
+        const backup = containers.find((entry) => entry.name === "backup")!;
+        const metricsPort = Number(flag(backup.args, "--metrics-port"));
+        expect(backup.ports).toEqual([{ name: "backup-metrics", containerPort: metricsPort }]);
+        // One network namespace per pod: the server's PORT (and any METRICS_PORT) must be other ports.
+        const serverPorts = [Number(imageEnv("PORT")), ...container.ports.map((port: Manifest) => port.containerPort), Number(env.METRICS_PORT ?? NaN)];
+        expect(serverPorts).not.toContain(metricsPort);
+      });
     } else {
       it("is several instances on PostgreSQL from the Secret, with no volume, rolled one at a time", () => {
         expect(deployment.spec.replicas).toBeGreaterThan(1);

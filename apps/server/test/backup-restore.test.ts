@@ -228,8 +228,8 @@ describe("backup and restore through real processes", () => {
     await startServer(databaseFile);
     prefill(databaseFile, PREFILLED);
     const backups = join(dir, "backups");
-    // 0.005 minutes: snapshots back to back, so the signal most likely finds one under way.
-    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.005"], { DATABASE_URL: databaseFile });
+    // 0.0167 minutes (1 s), the shortest interval: the signal may find a snapshot under way.
+    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.0167"], { DATABASE_URL: databaseFile });
     await scheduled.waitForStdout(/^backed up /m);
     await new Promise((resolve) => setTimeout(resolve, 100));
     scheduled.child.kill("SIGTERM");
@@ -242,7 +242,7 @@ describe("backup and restore through real processes", () => {
 
   it("scheduled: a failed snapshot is reported on one line and tried again at the next turn", async () => {
     const dir = tempDir();
-    const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.01"], { DATABASE_URL: join(dir, "missing.db") });
+    const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.02"], { DATABASE_URL: join(dir, "missing.db") });
     await scheduled.waitForStderr(/(^backup failed: there is no SQLite store at .+missing\.db; next try at \d{4}-[\d-]+T[\d:.]+Z\n){2}/m);
     scheduled.child.kill("SIGTERM");
     expect(await scheduled.exited).toBe(0);
@@ -366,6 +366,8 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const cases: [string[], RegExp][] = [
       [["--dir", backups, "--every", "0"], /^plant-store backup: --every must be a positive number, not "0"\n$/],
       [["--dir", backups, "--every", "ten"], /^plant-store backup: --every must be a positive number, not "ten"\n$/],
+      // Snapshot names carry the second they start in: two in one second would share one.
+      [["--dir", backups, "--every", "0.01"], /^plant-store backup: --every must be at least 0\.0167 minutes \(1 s\): snapshots are named by the second they start in, not 0\.01\n$/],
       // Past a timer's range (about 24.8 days) a wait would end at once: snapshots back to back.
       [["--dir", backups, "--every", "100000"], /^plant-store backup: --every must be at most 35791 minutes, not 100000\n$/],
       [["--dir", backups, "--keep", "0"], /^plant-store backup: --keep must be a positive whole number, not "0"\n$/],
@@ -386,7 +388,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     expect(noFolder).toMatchObject({ code: 1, stdout: "" });
     expect(noFolder.stderr).toMatch(/^plant-store backup: there is no folder .+missing for the snapshot\n$/);
     expect(existsSync(join(dir, "missing"))).toBe(false);
-  });
+  }, 40_000); // nine runs of the CLI, each a Node start
 
   it("backup refuses a missing store, a file that is not SQLite and a PostgreSQL URL, and leaves no file behind", async () => {
     const dir = tempDir();

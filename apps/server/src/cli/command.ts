@@ -57,3 +57,14 @@ export function onePositional(args: CommandArgs, what: string): string {
   }
   return args.positionals[0]!;
 }
+
+/** A TCP port from option `name` (0 asks for any free one), or undefined when it is not given. */
+export function portNumber(args: CommandArgs, name: string): number | undefined {
+  const raw = args.values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== "string" || !/^\d+$/.test(raw.trim()) || value > 65535) {
+    throw new CommandError(`--${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}

@@ -1,18 +1,21 @@
 import type { Server } from "node:http";
 import express from "express";
+import type { Registry } from "prom-client";
 import { requestLogging } from "../edge/request-logging.js";
 import { errorHandler, notFound } from "../error-mapping/error-handler.js";
 import type { Logger } from "../logger.js";
 import { metricsRoutes } from "../routes/metrics-routes.js";
 import { createServer } from "../runtime-internals/node-http.js";
-import type { Metrics } from "../ops/metrics.js";
 
-/** A second server serving only GET /metrics (METRICS_PORT), so scrapes can stay on an internal network. */
-export function createMetricsServer(metrics: Metrics, logger: Logger): Server {
+/**
+ * A second server serving only GET /metrics, so scrapes can stay on an internal network: the server's own on
+ * METRICS_PORT, and the scheduled backup's on `backup --metrics-port`.
+ */
+export function createMetricsServer(registry: Registry, logger: Logger): Server {
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogging(logger));
-  app.use(metricsRoutes(metrics.registry));
+  app.use(metricsRoutes(registry));
   app.use(notFound);
   app.use(errorHandler(logger));
   return createServer(app);

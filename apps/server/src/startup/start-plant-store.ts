@@ -141,7 +141,7 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
   const { app, store, metrics, lifecycle, logger, tracing, developmentSecret, waitingStore } = await composePlantStore(config, overrides);
   const admission = config.ADMISSION_CONTROL ? { metrics, queueTime: overrides.queueTime } : undefined;
   const server = createHttpServer(app, config, logger, admission);
-  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics, logger);
+  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
   let url: string;
   let metricsUrl: string | undefined;
   try {

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { onTestFinished } from "vitest";
 
 const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 
@@ -30,7 +31,10 @@ export interface CliProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts the built CLI for a long-running command (`backup --dir`), with only `env` and PATH in its environment. */
+/**
+ * Starts the built CLI for a long-running command (`backup --dir`), with only `env` and PATH in its environment.
+ * Inside a test only: one still running when the test finishes is killed (-9) then.
+ */
 export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
   const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -42,6 +46,10 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
     err += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited;
+  });
   const waitFor = async (pattern: RegExp, text: () => string) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
