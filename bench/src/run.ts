@@ -37,7 +37,7 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   overload: { rounds: 2, warmupSeconds: 3, seconds: 10, outDir: OVERLOAD_OUT },
   // Three snapshots by each method, with as long between them without one.
   backup: { rounds: 3, warmupSeconds: 5, seconds: 5, outDir: BACKUP_OUT },
-  // Bytes per plant and the time copy-store takes at --rows (1,000,000); needs a PostgreSQL (PGHOST...).
+  // Bytes per plant and the time copy-store takes at --rows (1,000,000); needs a PostgreSQL (--postgres-url).
   "copy-store": { outDir: REPORTS },
 };
 

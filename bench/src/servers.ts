@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pinned } from "./cpu-pinning.js";
 
-const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/dist/main.js"));
+const SERVER_MAIN = fileURLToPath(import.meta.resolve("@plant-store/server/main"));
 /** The Node flags the server's start script (and docs/deploying.md) run it with, read from that script so the two cannot drift. */
 export const DEPLOYED_NODE_FLAGS = startScriptNodeFlags();
 /** The environment docs/deploying.md runs it with besides its configuration: glibc's malloc kept to 2 arenas. */

@@ -13,7 +13,7 @@ import { createTestDatabase, describePostgres, type TestDatabase } from "./suppo
 import { type CliResult, runCli } from "./support/cli-process.js";
 import { startServerProcess } from "./support/server-process.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
-import { fillSqliteStore, type StoredPlant } from "./support/sqlite-store-fill.js";
+import { fillSqliteStore, type StoredPlant } from "../src/testing/fill-sqlite-store.js";
 import { TEST_SECRET } from "./support/test-server.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));

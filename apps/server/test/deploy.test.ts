@@ -72,6 +72,8 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
     expect(existsSync(join(target, "dist", "main.js"))).toBe(true);
     expect(existsSync(join(target, "src"))).toBe(false);
     expect(existsSync(join(target, "test"))).toBe(false);
+    // The tests' and the bench's helpers (scratch databases, filling a store) are built but not shipped.
+    expect(existsSync(join(target, "dist", "testing"))).toBe(false);
     const installed = readdirSync(join(target, "node_modules", ".pnpm")).join("\n");
     for (const runtime of ["express@", "kysely@", "prom-client@", "swagger-ui-dist@", "@plant-store+contract@"]) {
       expect(installed).toContain(runtime);

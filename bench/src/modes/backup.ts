@@ -14,7 +14,7 @@ import { prefilledServer } from "./prefill.js";
 const LOADER = fileURLToPath(new URL("../fixed-rate-load.js", import.meta.url));
 const COMMIT_PROBE = fileURLToPath(new URL("../commit-probe.js", import.meta.url));
 const VACUUM_INTO = fileURLToPath(new URL("../vacuum-into.js", import.meta.url));
-const CLI = fileURLToPath(import.meta.resolve("@plant-store/server/dist/cli.js"));
+const CLI = fileURLToPath(import.meta.resolve("@plant-store/server/cli"));
 const run = promisify(execFile);
 
 type Method = "plant-store backup" | "VACUUM INTO";

@@ -1,3 +1,4 @@
+import { createScratchDatabase } from "@plant-store/server/testing/scratch-postgres";
 import { barChartSvg } from "../chart.js";
 import { floorMarkdown, TARGET_CPU_RATIO } from "../floor.js";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
@@ -18,7 +19,6 @@ import {
 } from "../report.js";
 import { DEPLOYED_NODE_FLAGS, SERVER_LABELS, SERVER_SHORT_LABELS, type ServerKey } from "../servers.js";
 import { startOtlpSink } from "../otlp-sink.js";
-import { freshPostgresDatabase } from "../postgres-database.js";
 import { withSession, writeOutputs } from "../session.js";
 import { profileStages, stageProfileMarkdown } from "../stage-profile.js";
 
@@ -51,11 +51,15 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     // On PostgreSQL (1) serves a database of its own, made for this run; beside SQLite it is one more server.
     const onSqlite = options.databases.includes("sqlite");
     const postgres = options.databases.includes("postgres") && chosen.includes("plant-store")
-      ? await freshPostgresDatabase(options.postgresUrl)
+      ? await createScratchDatabase(options.postgresUrl, "plant_store_bench").catch((error: unknown) => {
+          throw new Error(`--postgres-url ${redacted(options.postgresUrl)}: ${error instanceof Error ? error.message : String(error)}`);
+        })
       : undefined;
     if (postgres) {
       session.onClose(() => postgres.drop());
-      session.environment.PostgreSQL = postgres.description;
+      session.environment.PostgreSQL =
+        `PostgreSQL ${postgres.serverVersion} at ${postgres.host}:${postgres.port}, database ${postgres.name}, made for this run and ` +
+        "dropped after it (its processes are not pinned, and their CPU is not in (1)'s)";
     }
     for (const key of chosen) {
       if (key === "plant-store" && !onSqlite) continue;
@@ -281,4 +285,11 @@ function variantSwitches(variant: Variant): string {
   const env = Object.entries(variant.env ?? {}).map(([name, value]) => `\`${name}=${value}\``);
   const flags = (variant.nodeArgs ?? []).map((flag) => `\`${flag}\``);
   return [...env, ...flags].join(", ");
+}
+
+/** The URL without its password, for an error message. */
+function redacted(text: string): string {
+  const url = new URL(text);
+  if (url.password !== "") url.password = "***";
+  return url.toString();
 }

@@ -1,52 +1,32 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { fillSqliteStore } from "@plant-store/server/testing/fill-sqlite-store";
+import { createScratchDatabase, type ScratchDatabase } from "@plant-store/server/testing/scratch-postgres";
 import { describeEnvironment } from "../environment.js";
 import type { BenchOptions } from "../options.js";
 import { header } from "../report.js";
 import { writeOutputs } from "../session.js";
 
-const SERVER_DIST = fileURLToPath(new URL("./", import.meta.resolve("@plant-store/server/dist/main.js")));
-// The server's own pg, for the bench's admin connection (creating and dropping the scratch database).
-const pg = createRequire(fileURLToPath(import.meta.resolve("@plant-store/server/package.json")))("pg") as {
-  Client: new (config: object) => {
-    connect(): Promise<void>;
-    query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
-    end(): Promise<void>;
-  };
-};
-// libpq's variables where set, else the local PostgreSQL the tests use.
-const ADMIN = {
-  host: process.env.PGHOST ?? "127.0.0.1",
-  port: Number(process.env.PGPORT ?? 5432),
-  user: process.env.PGUSER ?? "postgres",
-  database: process.env.PGDATABASE ?? "test",
-};
+const CLI = fileURLToPath(import.meta.resolve("@plant-store/server/cli"));
 const MIB = 2 ** 20;
 
 /**
- * Stores `rows` plants in a migrated SQLite file in one transaction, ids scattered over the int64 range in the
- * order clients would send them (i times an odd constant mod 2^64 never repeats), with the body the load
- * generator posts (wrk/post-plant.lua).
+ * `rows` plants, ids scattered over the int64 range in the order clients would send them (i times an odd constant
+ * mod 2^64 never repeats), with the body the load generator posts (wrk/post-plant.lua).
  */
+function* scatteredPlants(rows: number) {
+  for (let i = 1n; i <= BigInt(rows); i++) yield { id: BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n), name: "Monstera", tag: "tropical" };
+}
+
+/** Stores `rows` plants in a migrated SQLite file, then writes its vacuumed copy beside it (`<file>.vacuumed`). */
 async function fillStore(file: string, rows: number): Promise<void> {
-  const { SqlitePlantStore } = (await import(`${SERVER_DIST}store/sqlite/sqlite-plant-store.js`)) as {
-    SqlitePlantStore: { open(file: string): Promise<{ close(): Promise<void> }> };
-  };
-  await (await SqlitePlantStore.open(file)).close();
+  await fillSqliteStore(file, scatteredPlants(rows));
   const db = new DatabaseSync(file);
   try {
-    const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, 'Monstera', 'tropical')");
-    insert.setReadBigInts(true);
-    db.exec("BEGIN");
-    for (let i = 1n; i <= BigInt(rows); i++) insert.run(BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n));
-    db.exec("COMMIT");
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     db.exec(`VACUUM INTO '${file}.vacuumed'`);
   } finally {
     db.close();
@@ -60,7 +40,7 @@ function copyStore(file: string, to: string): Promise<{ seconds: number; stdout:
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
-      [join(SERVER_DIST, "cli.js"), "copy-store", "--to", to],
+      [CLI, "copy-store", "--to", to],
       { env: { PATH: process.env.PATH ?? "", DATABASE_URL: file }, maxBuffer: 64 * MIB },
       (error, stdout, stderr) => {
         clearInterval(poll);
@@ -79,20 +59,10 @@ function copyStore(file: string, to: string): Promise<{ seconds: number; stdout:
   });
 }
 
-async function withAdmin<T>(work: (admin: InstanceType<typeof pg.Client>) => Promise<T>): Promise<T> {
-  const admin = new pg.Client(ADMIN);
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
 /** Bytes per plant of a SQLite store with its WAL checkpointed, and the time copy-store takes to move it to PostgreSQL. */
 export async function copyStoreMode(options: BenchOptions) {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-bench-copy-"));
-  const database = `plant_store_bench_${randomBytes(4).toString("hex")}`;
+  let database: ScratchDatabase | undefined;
   const startedAt = new Date();
   try {
     const file = join(dir, "plants.db");
@@ -104,22 +74,20 @@ export async function copyStoreMode(options: BenchOptions) {
     const vacuumedBytes = statSync(`${file}.vacuumed`).size;
     process.stdout.write(`stored ${options.rows} plants in ${fillSeconds.toFixed(1)} s: ${sqliteBytes} bytes\n`);
 
-    await withAdmin((admin) => admin.query(`CREATE DATABASE ${database}`));
-    const url = `postgres://${encodeURIComponent(ADMIN.user)}@${ADMIN.host}:${ADMIN.port}/${database}`;
+    database = await createScratchDatabase(options.postgresUrl, "plant_store_bench");
+    const url = database.url;
     const first = await copyStore(file, url);
     process.stdout.write(`copied in ${first.seconds.toFixed(1)} s\n`);
     const again = await copyStore(file, url);
     process.stdout.write(`ran again in ${again.seconds.toFixed(1)} s\n`);
-    const sizes = await withTarget(url, (target) =>
-      target.query(
-        "SELECT pg_total_relation_size('plants')::text AS plants, pg_database_size(current_database())::text AS db, version() AS version",
-      ),
+    const [sizes] = await database.query<{ plants: string; db: string; version: string }>(
+      "SELECT pg_total_relation_size('plants')::text AS plants, pg_database_size(current_database())::text AS db, version() AS version",
     );
     // The rows about the HTTP load generator and the peers say nothing about this mode.
     const machine = describeEnvironment(dir);
-    const environment: Record<string, string> = { PostgreSQL: String(sizes.rows[0]!.version).split(" on ")[0]! };
+    const environment: Record<string, string> = { PostgreSQL: sizes!.version.split(" on ")[0]! };
     for (const key of ["CPU", "Memory", "Kernel", "Node", "SQLite", "Database files"]) environment[key] = machine[key] ?? "unknown";
-    const postgresBytes = Number(sizes.rows[0]!.plants);
+    const postgresBytes = Number(sizes!.plants);
 
     const perPlant = (bytes: number) => (bytes / options.rows).toFixed(1);
     const markdown = [
@@ -138,7 +106,7 @@ export async function copyStoreMode(options: BenchOptions) {
       `| SQLite WAL after the checkpoint | ${walBytes} bytes |`,
       `| SQLite file after VACUUM INTO | ${vacuumedBytes} bytes, ${perPlant(vacuumedBytes)} bytes/plant |`,
       `| PostgreSQL plants table with its index, after both runs | ${postgresBytes} bytes, ${perPlant(postgresBytes)} bytes/plant |`,
-      `| PostgreSQL database | ${sizes.rows[0]!.db} bytes |`,
+      `| PostgreSQL database | ${sizes!.db} bytes |`,
       `| Filling SQLite directly | ${fillSeconds.toFixed(1)} s |`,
       `| copy-store, first run | ${first.seconds.toFixed(1)} s (${Math.round(options.rows / first.seconds)} plants/s) |`,
       `| copy-store, run again (nothing to copy) | ${again.seconds.toFixed(1)} s |`,
@@ -154,17 +122,7 @@ export async function copyStoreMode(options: BenchOptions) {
     writeOutputs(options.outDir, { "copy-store.md": markdown });
     return { files: ["copy-store.md"] };
   } finally {
-    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+    await database?.drop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function withTarget<T>(url: string, work: (target: InstanceType<typeof pg.Client>) => Promise<T>): Promise<T> {
-  const target = new pg.Client({ connectionString: url });
-  await target.connect();
-  try {
-    return await work(target);
-  } finally {
-    await target.end();
   }
 }

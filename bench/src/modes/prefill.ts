@@ -1,33 +1,21 @@
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { fillSqliteStore } from "@plant-store/server/testing/fill-sqlite-store";
 import { checkAnswers, IdBlocks, type Measurement, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, rawTable, ratioTarget, summaryTable, targetTable } from "../report.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
 
-/** Fills a migrated Plant Store database with ids 1..rows in one transaction, as if clients had. */
-function fillDatabase(file: string, rows: number): void {
-  const db = new DatabaseSync(file);
-  try {
-    const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)");
-    db.exec("BEGIN");
-    for (let id = 1; id <= rows; id++) insert.run(id, `plant ${id}`, id % 2 === 0 ? "tropical" : null);
-    db.exec("COMMIT");
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  } finally {
-    db.close();
-  }
+/** Ids 1..rows, as if clients had sent them. */
+function* plantsUpTo(rows: number) {
+  for (let id = 1; id <= rows; id++) yield { id, name: `plant ${id}`, tag: id % 2 === 0 ? "tropical" : null };
 }
 
 /** A Plant Store started on a store already holding ids 1..rows (its file: <session dir>/prefilled/plants.db). */
 export async function prefilledServer(session: Session, rows: number) {
-  // The server creates and migrates the file; it is stopped, filled, and started again on it.
   const name = "prefilled";
   const databaseFile = join(session.dir, name, "plants.db");
-  const migrating = await session.start({ key: "plant-store", name, databaseFile, label: "migrating" });
-  await migrating.stop();
   const started = Date.now();
-  fillDatabase(databaseFile, rows);
+  await fillSqliteStore(databaseFile, plantsUpTo(rows));
   process.stdout.write(`stored ${rows} plants in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return session.start({ key: "plant-store", name, databaseFile, label: `Plant Store, ${rows} plants stored` });
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, it } from "vitest";
+import { createScratchDatabase, type ScratchDatabase } from "../../src/testing/scratch-postgres.js";
 
 // The PostgreSQL the tests use: libpq's variables where set (turbo passes them), else the local one.
 const ADMIN: pg.ClientConfig = {
@@ -52,43 +52,11 @@ export interface PlantRow {
   tag: string | null;
 }
 
-const int8AsBigint: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === 20 ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
-};
+const ADMIN_URL = `postgres://${encodeURIComponent(ADMIN.user!)}@${ADMIN.host}:${ADMIN.port}/${ADMIN.database}`;
 
 /** A fresh database for one test file, read through the test's own connections; drop() removes it. */
-export async function createTestDatabase() {
-  const name = `plant_store_test_${randomBytes(6).toString("hex")}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`));
-  const url = `postgres://${encodeURIComponent(ADMIN.user!)}@${ADMIN.host}:${ADMIN.port}/${name}`;
-  const pool = new pg.Pool({ connectionString: url, max: 3, types: int8AsBigint });
-  pool.on("error", () => undefined);
-  return {
-    name,
-    url,
-    host: ADMIN.host!,
-    port: ADMIN.port!,
-    /** Runs SQL on the test database. */
-    query: <Row extends pg.QueryResultRow>(sql: string, params?: unknown[]) =>
-      pool.query<Row>(sql, params).then((result) => result.rows),
-    /** The rows actually stored, in id order. */
-    rows: () => pool.query<PlantRow>("SELECT id, name, tag FROM plants ORDER BY id").then((result) => result.rows),
-    async drop() {
-      await pool.end();
-      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    },
-  };
+export function createTestDatabase(): Promise<ScratchDatabase> {
+  return createScratchDatabase(ADMIN_URL, "plant_store_test");
 }
 
-export type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
-
-async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client(ADMIN);
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
+export type TestDatabase = ScratchDatabase;
