@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "./config.js";
 import { backup } from "./cli/backup.js";
 import { type Command, type CommandOption, oneLine } from "./cli/command.js";
-import { copyStoreCommand } from "./cli/copy-store.js";
+import { copyStoreCommand, EXIT_DIFFERENT } from "./cli/copy-store.js";
 import { issueToken } from "./cli/issue-token.js";
 import { restore } from "./cli/restore.js";
 
@@ -26,7 +26,7 @@ function globalHelp(): string {
     ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     "",
     "Run `plant-store <command> --help` for a command's options and exit codes. Exit 0 on success, 1 with one line",
-    "on stderr on an error.",
+    `on stderr on an error, ${EXIT_DIFFERENT} from copy-store when the copy ran but the two stores differ (the lines before say how).`,
     "",
   ].join("\n");
 }

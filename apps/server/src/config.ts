@@ -201,6 +201,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequ
   if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET === undefined) {
     throw new ConfigError("invalid configuration: JWT_SECRET_PREVIOUS: is accepted only beside JWT_SECRET, which signs new tokens");
   }
+  if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET_PREVIOUS === config.JWT_SECRET) {
+    // The same secret twice is a rotation that rotated nothing: the old secret most likely went unset by mistake.
+    throw new ConfigError(
+      "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over",
+    );
+  }
   if (keySourceRequired && config.NODE_ENV === "production" && keySources.length === 0) {
     throw new ConfigError(
       `invalid configuration: JWT_SECRET: is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "./support/cli-process.js";
 import { generateSigningKey, nowSeconds } from "./support/tokens.js";
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 
@@ -60,6 +61,15 @@ describe("the built server configured for an identity provider", () => {
     const result = await runServerExpectingExit({ JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\\nnope" });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^invalid configuration: JWT_PUBLIC_KEY: /);
+  });
+
+  it("with JWT_SECRET_PREVIOUS equal to JWT_SECRET exits 1 naming it, the secret not shown; the CLI refuses it alike", async () => {
+    const secret = "the-same-secret-twice-of-at-least-32-characters";
+    const env = { NODE_ENV: "production", JWT_SECRET: secret, JWT_SECRET_PREVIOUS: secret };
+    const message =
+      "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over\n";
+    expect(await runServerExpectingExit(env)).toEqual({ code: 1, stderr: message });
+    expect(await runCli(["issue-token"], env)).toEqual({ code: 1, stdout: "", stderr: `plant-store issue-token: ${message}` });
   });
 
   it("with JWT_ALGORITHMS the key cannot verify exits 1 naming JWT_ALGORITHMS", async () => {

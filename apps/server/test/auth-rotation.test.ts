@@ -80,6 +80,10 @@ describe("key rotation: HS256 with JWT_SECRET_PREVIOUS", () => {
     expectConfigError(() => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: "short" }), "JWT_SECRET_PREVIOUS", /32 characters/);
   });
 
+  it("refuses JWT_SECRET_PREVIOUS equal to JWT_SECRET: a rotation that rotates nothing", () => {
+    expectConfigError(() => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: CURRENT }), "JWT_SECRET_PREVIOUS", /equals JWT_SECRET; set it to the secret being retired/);
+  });
+
   it("applies JWT_ALGORITHMS to both secrets", async () => {
     const t = await appWith({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: PREVIOUS, JWT_ALGORITHMS: "HS512" });
     await expectInvalidToken(t, hs256(PREVIOUS), /algorithm is not accepted/);

@@ -1,6 +1,7 @@
 import jwt from "jsonwebtoken";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
+import { generateSigningKey } from "./support/tokens.js";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
 
@@ -9,6 +10,7 @@ describe("plant-store (dist/cli.js)", () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
     for (const name of ["backup", "restore", "copy-store", "issue-token"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
+    expect(stdout).toMatch(/Exit 0 on success, 1 with one line\non stderr on an error, 2 from copy-store when the copy ran but the two stores differ/);
   });
 
   it("<command> --help prints its usage and options, and needs no configuration", async () => {
@@ -61,12 +63,26 @@ describe("plant-store issue-token (pnpm token)", () => {
     expect(stderr).toMatch(/no scope/);
   });
 
-  it("without JWT_SECRET, or with a bad --expires-in, prints one line and exits 1", async () => {
+  it("without JWT_SECRET, with a public key instead, or with a bad --expires-in, prints one line and exits 1", async () => {
     expect(await runCli(["issue-token"])).toEqual({
       code: 1,
       stdout: "",
       stderr: "plant-store issue-token: JWT_SECRET is not set: there is no secret to sign a token with\n",
     });
+    // A public key or a JWKS: the private key is the identity provider's.
+    const publicKey = generateSigningKey("rsa").pem.replaceAll("\n", "\\n");
+    for (const [variable, value] of [
+      ["JWT_PUBLIC_KEY", publicKey],
+      ["JWT_JWKS_URI", "https://idp.example.com/.well-known/jwks.json"],
+    ] as const) {
+      expect(await runCli(["issue-token"], { [variable]: value, NODE_ENV: "production" })).toEqual({
+        code: 1,
+        stdout: "",
+        stderr:
+          `plant-store issue-token: ${variable} is set: this server accepts tokens signed by your identity provider, which holds the private key; ` +
+          "get them from it (a test token: docs/identity-providers.md#a-test-token-for-a-public-key)\n",
+      });
+    }
     expect(await runCli(["issue-token", "--expires-in", "soon"], { JWT_SECRET: SECRET })).toEqual({
       code: 1,
       stdout: "",

@@ -13,7 +13,8 @@ export const issueToken: Command = {
     "Prints an HS256 token on stdout, and what it grants on stderr, so TOKEN=$(plant-store issue-token) captures",
     "the token alone. JWT_ISSUER and JWT_AUDIENCE, when set, go into iss and aud. The subject (sub, what the rate",
     `limit counts by) defaults to ${DEFAULT_SUBJECT}. A server with a public key or a JWKS checks tokens its`,
-    "identity provider signs, which this command cannot make.",
+    "identity provider signs, which this command cannot make (docs/identity-providers.md#a-test-token-for-a-public-key",
+    "signs a test one with a PEM key of your own).",
   ].join("\n"),
   options: {
     scope: {
@@ -28,7 +29,15 @@ export const issueToken: Command = {
     },
   },
   async run(args, config) {
-    if (config.JWT_SECRET === undefined) throw new CommandError("JWT_SECRET is not set: there is no secret to sign a token with");
+    if (config.JWT_SECRET === undefined) {
+      const keySource = (["JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const).find((name) => config[name] !== undefined);
+      if (keySource !== undefined) {
+        throw new CommandError(
+          `${keySource} is set: this server accepts tokens signed by your identity provider, which holds the private key; get them from it (a test token: docs/identity-providers.md#a-test-token-for-a-public-key)`,
+        );
+      }
+      throw new CommandError("JWT_SECRET is not set: there is no secret to sign a token with");
+    }
     if (args.positionals.length > 1) throw new CommandError(`one subject only, got ${args.positionals.length}`);
     const subject = args.positionals[0] ?? DEFAULT_SUBJECT;
     const expiresInSeconds = positiveNumber(args, "expires-in", DEFAULT_EXPIRES_IN_SECONDS, { integer: true });

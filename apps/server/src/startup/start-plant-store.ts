@@ -86,7 +86,8 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
   tracing?.logTo(logger);
   const { verifier, developmentSecret, keys } = createTokenVerifier(config);
-  logger.info({ keys }, "token keys loaded");
+  // The scopes a token must grant, so whoever mints one (pnpm token reads JWT_REQUIRED_SCOPE) sees what to grant.
+  logger.info({ keys, requiredScopes: config.JWT_REQUIRED_SCOPE ?? [] }, "token keys loaded");
   const waitingStore =
     overrides.store === undefined && overrides.storeInBackground
       ? new WaitingStore({

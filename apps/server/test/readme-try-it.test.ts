@@ -1,0 +1,54 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { runCli } from "./support/cli-process.js";
+import { serverProcesses } from "./support/server-process.js";
+
+const README = fileURLToPath(new URL("../../../README.md", import.meta.url));
+const servers = serverProcesses();
+
+/** The variables a README terminal block exports: `export A=1 B=2` lines, in the block that starts with `# <title>`. */
+function terminalExports(readme: string, title: string): Record<string, string> {
+  const block = new RegExp(`\`\`\`sh\\n# ${title}\\n([^]*?)\`\`\``).exec(readme)?.[1];
+  if (block === undefined) throw new Error(`README.md has no sh block starting with "# ${title}"`);
+  const assignments = block.split("\n").filter((line) => line.startsWith("export ")).flatMap((line) => line.slice(7).split(/\s+/));
+  return Object.fromEntries(assignments.map((assignment) => assignment.split("=", 2) as [string, string]));
+}
+
+const createMonstera = (baseUrl: string, token: string) =>
+  fetch(`${baseUrl}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: '{"id": 1, "name": "Monstera", "tag": "tropical"}',
+  });
+
+describe("README's two-terminal recipe, run as written", () => {
+  it("both terminals set JWT_REQUIRED_SCOPE alike: the server names the scopes it requires, and pnpm token grants them", async () => {
+    const readme = readFileSync(README, "utf8");
+    const terminal1 = terminalExports(readme, "Terminal 1");
+    const terminal2 = terminalExports(readme, "Terminal 2");
+    expect(terminal2).toEqual(terminal1);
+    expect(terminal1.JWT_REQUIRED_SCOPE).toBeDefined();
+
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-readme-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await servers.start({ ...terminal1, DATABASE_URL: join(dir, "plants.db") });
+    const keysLine = JSON.parse(server.stdout().split("\n").find((line) => line.includes('"token keys loaded"'))!);
+    expect(keysLine.requiredScopes).toEqual(terminal1.JWT_REQUIRED_SCOPE!.split(" "));
+
+    const token = await runCli(["issue-token"], terminal2);
+    expect(token.code).toBe(0);
+    const created = await createMonstera(server.baseUrl, token.stdout.trim());
+    expect(created.status).toBe(200);
+    expect(await created.json()).toEqual({ name: "Monstera", tag: "tropical" });
+
+    // What the README warns of: a token minted where JWT_REQUIRED_SCOPE is unset grants no scope.
+    const { JWT_REQUIRED_SCOPE: _, ...withoutScope } = terminal2;
+    const unscoped = await runCli(["issue-token"], withoutScope);
+    const refused = await createMonstera(server.baseUrl, unscoped.stdout.trim());
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toBe(`token lacks the required scope: ${terminal1.JWT_REQUIRED_SCOPE}`);
+  });
+});
