@@ -122,5 +122,5 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
       expect({ args, ...(await runCli(["backup", ...args], env)) }).toEqual({ args, code: 1, stdout: "", stderr });
     }
     expect(readdirSync(dir)).toEqual([]);
-  });
+  }, 40_000); // four runs of the CLI, each a Node start
 });
