@@ -13,6 +13,7 @@ const ALONE = [
   "test/tracing.test.ts",
   "test/backup-restore.test.ts",
   "test/client-retry-budget.test.ts",
+  "test/admission-process.test.ts",
   "test/copy-store.test.ts",
   "test/waiting-start.test.ts",
   "test/auth-rotation-process.test.ts",

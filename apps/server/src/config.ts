@@ -53,6 +53,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  // Connections the kernel holds for the server to accept (listen(2)'s backlog; the kernel caps it at somaxconn).
+  LISTEN_BACKLOG: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(511)),
   DATABASE_URL: z.preprocess(
     emptyAsUndefined,
     z
@@ -137,8 +139,8 @@ const EnvSchema = z.object({
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(512)),
   OTEL_BSP_SCHEDULE_DELAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(5_000)),
   OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
-  // Refuse requests that waited too long with 503 Overloaded while a standing queue lasts (connection/shed-overload.ts).
-  // Off by default: see docs/performance.md#overload for what it costs a closed-loop client on a busy host.
+  // A queue between node:http and Express that refuses requests with 503 Overloaded once they waited past CoDel's
+  // limit (connection/shed-overload.ts; docs/performance.md#overload).
   ADMISSION_CONTROL: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.
   VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),

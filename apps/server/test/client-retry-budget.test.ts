@@ -13,9 +13,9 @@ const SECRET = "retry-budget-test-secret-of-32-characters";
 // of a core (uncapped where the machine has no writable cgroup v1 cpu controller), far more than it serves in time.
 // The fleet goes on until the server has shed twice what the budgets allow retrying, or for 30 s at most. A window
 // longer than that makes each budget one bound over the whole run: floor + ratio x the client's calls.
-// Real time: the server's Retry-After (1 s) is waited out. A closed-loop fleet is held back by its own answers, so
-// the server refuses little of it (0.4-3% here, admission control never refusing more than the excess): the budget's
-// ratio is 0.1%, under that.
+// Real time: the server's Retry-After (1 s) is waited out. 500 calls in flight are more than the server's concurrency
+// limit and its capacity, so a queue stands and admission control refuses what waited past CoDel's limit: the
+// budget's ratio, 0.1%, is under what it refuses.
 const CPU_CORES = 0.1;
 const CLIENTS = 10;
 const IN_FLIGHT_PER_CLIENT = 50;

@@ -11,7 +11,7 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
  * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
  * timeouts, the contract's JSON Error for connection-level failures (see connection-errors.ts) and, unless it is
- * switched off (ADMISSION_CONTROL=false), admission control in front of Express (see shed-overload.ts).
+ * switched off (ADMISSION_CONTROL=false), admission control's queue in front of Express (see shed-overload.ts).
  */
 export function createHttpServer(
   app: Express,

@@ -1,27 +1,32 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ErrorCode } from "@plant-store/contract";
 import { errorBody } from "../errors/error-body.js";
 import { ServiceUnavailableError } from "../errors/http-errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../ops/metrics.js";
-import { requestIdFor } from "../request-id.js";
-import { AdmissionControl } from "./admission-control.js";
-import { eventLoopQueueTime, type QueueTimeSource } from "./queue-time.js";
+import { type AdmissionClock, processClock } from "./admission-clock.js";
+import { AdmissionQueue, TARGET_MS, type Queued } from "./admission-queue.js";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
 
 const RETRY_AFTER_SECONDS = 1;
 /** Probes and scrapes are answered whatever the load: readiness must not flap, or the overload moves to the neighbours. */
 const NEVER_SHED = new Set(["/healthz", "/readyz", "/metrics"]);
 /** Refused requests are logged as one line per second with their count, so the log never adds to an overload. */
 const SHED_LOG_INTERVAL_MS = 1_000;
+/**
+ * Most of the event loop's CPU one turn spends dispatching, in milliseconds: the turn ends and the loop polls again
+ * (reading, and so timestamping, what arrived meanwhile). Twice the wait a standing queue allows, so a closed loop of
+ * 100 connections is dispatched in one turn.
+ */
+const DISPATCH_BUDGET_MS = 2 * TARGET_MS;
 
-const refusal = new ServiceUnavailableError(
-  ErrorCode.Overloaded,
-  "the server is over capacity; retry after Retry-After seconds",
-  RETRY_AFTER_SECONDS,
+// The refusal is the same bytes every time: no request id, no header array, no histogram per refusal.
+const refusalBody = Buffer.from(
+  JSON.stringify(
+    errorBody(new ServiceUnavailableError(ErrorCode.Overloaded, "the server is over capacity; retry after Retry-After seconds", RETRY_AFTER_SECONDS)),
+  ),
 );
-const refusalBody = Buffer.from(JSON.stringify(errorBody(refusal)));
-const refusalHeaders = [
+const refusalHeaders = Object.freeze([
   "Content-Type",
   "application/json; charset=utf-8",
   "Content-Length",
@@ -30,8 +35,7 @@ const refusalHeaders = [
   String(RETRY_AFTER_SECONDS),
   "Cache-Control",
   "no-store",
-  "X-Request-Id",
-];
+]) as unknown as string[];
 
 function pathOf(url: string | undefined): string {
   if (url === undefined) return "";
@@ -42,60 +46,116 @@ function pathOf(url: string | undefined): string {
 export interface ShedOverloadDeps {
   metrics: Metrics;
   logger: Logger;
-  /** Where queueing delay is read; the event loop's busy time unless a test injects its own clock. */
-  queueTime?: QueueTimeSource | undefined;
+  /** Wall and CPU time; the process's unless a test injects its own. */
+  clock?: AdmissionClock | undefined;
 }
 
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+const clientGone = ({ req }: Exchange) => req.socket === null || req.socket.destroyed;
+
 /**
- * Runs before Express (no auth, body or store work for a refused request): each request's queueing delay, and each
- * admitted one's time to answer, go to the admission controller, and one it refuses is answered at once with 503 Overloaded and Retry-After, its body
- * and headers built once at start-up. See admission-control.ts for the policy and docs/performance.md for its price.
+ * Admission control between node:http and Express. Each parsed request is stamped and queued (admission-queue.ts:
+ * CoDel's wait limit, adaptive LIFO); once per event-loop turn, in the check phase, a dispatcher refuses the requests
+ * that waited too long with 503 Overloaded, drops those whose client has gone, and hands the rest to Express while
+ * fewer than the concurrency limit (concurrency-limit.ts, Gradient2) are dispatched and unanswered, within
+ * DISPATCH_BUDGET_MS of CPU. Health, readiness and metrics bypass the queue. See docs/performance.md#overload.
  */
 export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): RequestListener {
-  const control = new AdmissionControl();
-  const queueTime = deps.queueTime ?? eventLoopQueueTime();
-  const { requestsShed, admissionLimit, queueDuration } = deps.metrics;
-  admissionLimit.set(control.limitMs / 1000);
-  const onInterval = ({ limitMs }: AdmissionControl) => admissionLimit.set(limitMs / 1000);
+  const clock = deps.clock ?? processClock();
+  const queue = new AdmissionQueue<Exchange>(clock.wallMs());
+  const limit = new ConcurrencyLimit();
+  const { requestsShed, admissionLimit, concurrencyLimit, queueDuration } = deps.metrics;
+  let inFlight = 0;
+  let scheduled = false;
+  let waitLimitMs = queue.waitLimitMs(clock.wallMs());
+  admissionLimit.set(waitLimitMs / 1000);
+  concurrencyLimit.set(limit.limit);
 
   // The first refusal after a quiet second is logged at once; the rest are counted into one line per second.
   let unlogged = 0;
+  let dropped = 0;
   let longestUnloggedMs = 0;
   let logWindow: NodeJS.Timeout | undefined;
   const logShed = () => {
-    if (unlogged > 0) {
+    if (unlogged > 0 || dropped > 0) {
       deps.logger.warn(
-        {
-          shed: unlogged,
-          queueMs: Math.round(longestUnloggedMs),
-          limitMs: Math.round(control.limitMs),
-          refusalShare: Math.round(control.refusalShare * 100) / 100,
-          res: { statusCode: 503 },
-        },
+        { shed: unlogged, dropped, queueMs: Math.round(longestUnloggedMs), limitMs: waitLimitMs, concurrency: limit.limit, res: { statusCode: 503 } },
         "requests shed",
       );
     }
-    logWindow = unlogged > 0 ? setTimeout(logShed, SHED_LOG_INTERVAL_MS).unref() : undefined;
+    logWindow = unlogged > 0 || dropped > 0 ? setTimeout(logShed, SHED_LOG_INTERVAL_MS).unref() : undefined;
     unlogged = 0;
+    dropped = 0;
     longestUnloggedMs = 0;
+  };
+
+  let refusedThisTurn = 0;
+  let nowWallMs = 0;
+  const refuse = (queued: Queued<Exchange>) => {
+    if (clientGone(queued.item)) {
+      dropped++;
+      return;
+    }
+    refusedThisTurn++;
+    const waitedMs = nowWallMs - queued.wallMs;
+    if (waitedMs > longestUnloggedMs) longestUnloggedMs = waitedMs;
+    queued.item.res.writeHead(503, refusalHeaders);
+    queued.item.res.end(refusalBody);
+  };
+
+  const dispatch = ({ item, wallMs }: Queued<Exchange>, dispatchedMs: number) => {
+    queueDuration.observe((dispatchedMs - wallMs) / 1000);
+    inFlight++;
+    const inFlightAtDispatch = inFlight;
+    item.res.once("close", () => {
+      inFlight--;
+      const answeredMs = clock.wallMs();
+      limit.sample(answeredMs - dispatchedMs, inFlightAtDispatch, answeredMs);
+      schedule();
+    });
+    app(item.req, item.res);
+  };
+
+  const drain = () => {
+    scheduled = false;
+    nowWallMs = clock.wallMs();
+    const startCpuMs = clock.cpuMs();
+    queue.expire(nowWallMs, startCpuMs, refuse);
+    while (queue.length > 0 && inFlight < limit.limit && clock.cpuMs() - startCpuMs < DISPATCH_BUDGET_MS) {
+      const wallMs = clock.wallMs();
+      const queued = queue.take(wallMs)!;
+      if (clientGone(queued.item)) dropped++;
+      else dispatch(queued, wallMs);
+    }
+    // Left by the budget: go on next turn, after the loop has polled. Left by the limit: an answer schedules it.
+    if (queue.length > 0 && inFlight < limit.limit) schedule();
+    if (refusedThisTurn > 0) {
+      requestsShed.inc(refusedThisTurn);
+      unlogged += refusedThisTurn;
+      refusedThisTurn = 0;
+    }
+    const nextWaitLimitMs = queue.waitLimitMs(clock.wallMs());
+    if (nextWaitLimitMs !== waitLimitMs) {
+      waitLimitMs = nextWaitLimitMs;
+      admissionLimit.set(waitLimitMs / 1000);
+    }
+    concurrencyLimit.set(limit.limit);
+    if ((unlogged > 0 || dropped > 0) && logWindow === undefined) logShed();
+  };
+
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(drain);
   };
 
   return (req: IncomingMessage, res: ServerResponse) => {
     if (NEVER_SHED.has(pathOf(req.url))) return app(req, res);
-    const sample = queueTime.sample();
-    queueDuration.observe(sample.queueMs / 1000);
-    if (control.admit(sample, onInterval)) {
-      const arrivedMs = sample.nowMs - sample.queueMs;
-      res.on("finish", () => control.answered(queueTime.nowMs() - arrivedMs));
-      return app(req, res);
-    }
-
-    requestsShed.inc();
-    unlogged++;
-    if (sample.queueMs > longestUnloggedMs) longestUnloggedMs = sample.queueMs;
-    if (logWindow === undefined) logShed();
-    const incoming = req.headers["x-request-id"];
-    res.writeHead(503, [...refusalHeaders, requestIdFor(incoming) ?? randomUUID()]);
-    res.end(refusalBody);
+    queue.push({ req, res }, clock.wallMs(), clock.cpuMs());
+    schedule();
   };
 }

@@ -6,9 +6,10 @@ export interface Metrics {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route" | "status">;
   storeDuration: Histogram<"operation" | "outcome">;
-  /** Admission control (connection/shed-overload.ts): requests refused with 503 Overloaded, its limit, queue time. */
+  /** Admission control (connection/shed-overload.ts): refusals, the queue's wait limit, the concurrency limit, waits. */
   requestsShed: Counter;
   admissionLimit: Gauge;
+  concurrencyLimit: Gauge;
   queueDuration: Histogram;
 }
 
@@ -41,17 +42,22 @@ export function createMetrics(): Metrics {
     }),
     requestsShed: new Counter({
       name: "plant_store_requests_shed_total",
-      help: "Requests refused with 503 Overloaded before any work, while the mean latency was over the admission limit.",
+      help: "Requests refused with 503 Overloaded before any work, having waited in the admission queue past its limit.",
       registers: [registry],
     }),
     admissionLimit: new Gauge({
       name: "plant_store_admission_limit_seconds",
-      help: "The mean latency over which admission control refuses a share of requests (it adapts to the machine).",
+      help: "How long a request may wait in the admission queue now, in seconds of the event loop's CPU (short while a queue stands).",
+      registers: [registry],
+    }),
+    concurrencyLimit: new Gauge({
+      name: "plant_store_admission_concurrency_limit",
+      help: "How many requests admission control lets Express work on at once (it follows their latency).",
       registers: [registry],
     }),
     queueDuration: new Histogram({
       name: "plant_store_queue_time_seconds",
-      help: "How long a request waited for the event loop before the server began on it (an upper estimate).",
+      help: "How long a request served waited in the admission queue, from being parsed to being dispatched to Express.",
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),

@@ -5,7 +5,7 @@ import { createApp } from "../app.js";
 import { VerifiedTokenCache } from "../auth/verified-token-cache.js";
 import { type Config, tracesExport } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
-import type { QueueTimeSource } from "../connection/queue-time.js";
+import type { AdmissionClock } from "../connection/admission-clock.js";
 import { createLogger, type Logger } from "../logger.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
@@ -27,8 +27,8 @@ export interface PlantStoreOverrides {
   store?: PlantStore;
   /** Instead of a fresh registry (tests read the metrics directly). */
   metrics?: Metrics;
-  /** Instead of the event loop's busy time as admission control's clock (tests drive overload with it). */
-  queueTime?: QueueTimeSource;
+  /** Instead of the process's wall and CPU time as admission control's clock (tests drive overload with it). */
+  admissionClock?: AdmissionClock;
   /**
    * Open the store in the background, retrying while the database is unreachable or its migration lock is
    * held, instead of before composing (main.ts: the server listens at once and is ready once the store opens).
@@ -140,13 +140,13 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
  */
 export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
   const { app, store, metrics, lifecycle, logger, tracing, developmentSecret, waitingStore } = await composePlantStore(config, overrides);
-  const admission = config.ADMISSION_CONTROL ? { metrics, queueTime: overrides.queueTime } : undefined;
+  const admission = config.ADMISSION_CONTROL ? { metrics, clock: overrides.admissionClock } : undefined;
   const server = createHttpServer(app, config, logger, admission);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
   let url: string;
   let metricsUrl: string | undefined;
   try {
-    url = await listen(server, config.PORT, config.HOST);
+    url = await listen(server, config.PORT, config.HOST, config.LISTEN_BACKLOG);
     if (metricsServer) metricsUrl = `${await listen(metricsServer, config.METRICS_PORT ?? 0, config.METRICS_HOST ?? config.HOST)}/metrics`;
   } catch (error) {
     server.close();
@@ -201,10 +201,10 @@ function shutdownSequence(
 }
 
 /** Listens and resolves with the server's URL, or rejects with the listen error (a port in use). */
-function listen(server: Server, port: number, host: string): Promise<string> {
+function listen(server: Server, port: number, host: string, backlog?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ...(backlog !== undefined && { backlog }) }, () => {
       server.off("error", reject);
       const { address, port: bound } = server.address() as AddressInfo;
       resolve(`http://${address.includes(":") ? `[${address}]` : address}:${bound}`);

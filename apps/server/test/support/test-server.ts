@@ -64,9 +64,9 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
     LOG_LEVEL: "silent",
     VALIDATE_RESPONSES: "true",
     DATABASE_URL: databaseFile,
-    // A listening test app shares its event loop with the test runner, whose waits are not the server's load:
-    // admission control runs only where a test injects the queue time it reacts to (overrides.queueTime).
-    ADMISSION_CONTROL: options.overrides?.queueTime === undefined ? "false" : "true",
+    // A listening test app shares its event loop's thread with the test runner, whose work is not the server's load:
+    // admission control runs only where a test injects the clock it reads (overrides.admissionClock).
+    ADMISSION_CONTROL: options.overrides?.admissionClock === undefined ? "false" : "true",
     ...(!ownKeySource && { JWT_SECRET: TEST_SECRET }),
     ...(options.issuer !== undefined && { JWT_ISSUER: options.issuer }),
     ...(options.audience !== undefined && { JWT_AUDIENCE: options.audience }),

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode } from "@plant-store/contract";
+import { describe, expect, it } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { capCpu } from "./support/cpu-cap.js";
+import { startServerProcess } from "./support/server-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
+
+const SECRET = "admission-process-test-secret-of-32-chars";
+// The built server held to a twentieth of a core (uncapped where the machine has no writable cgroup v1 cpu controller),
+// offered 600 requests at a time for 4 s: several times its concurrency limit and its capacity, so a queue stands.
+const CPU_CORES = 0.05;
+const LANES = 600;
+const RUN_MS = 4_000;
+const OVERLOADED = { error: ErrorCode.Overloaded, message: "the server is over capacity; retry after Retry-After seconds" };
+
+describe("the built server under a CPU cap, offered more than it can serve", () => {
+  it("serves what it can, refuses the rest with 503 Overloaded, answers every request and every probe", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-admission-"));
+    const databaseFile = join(dir, "plants.db");
+    const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" }, { keepOutputChars: 64 * 1024 });
+    const cap = capCpu(server.child.pid!, CPU_CORES);
+    try {
+      const headers = { Authorization: `Bearer ${signToken({ secret: SECRET, subject: "flood" })}`, "Content-Type": "application/json" };
+      const statuses = new Map<number, number>();
+      const refusals = new Set<string>();
+      let nextId = 1;
+      const deadline = performance.now() + RUN_MS;
+      const lane = async () => {
+        while (performance.now() < deadline) {
+          const res = await fetch(`${server.baseUrl}/plants`, { method: "POST", headers, body: `{"id": ${nextId++}, "name": "Flood"}` });
+          const body = await res.text();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 503) refusals.add(body);
+        }
+      };
+      const flood = Promise.all(Array.from({ length: LANES }, lane));
+      // Probes bypass the queue: readiness stays 200 through the overload.
+      const probes: number[] = [];
+      while (performance.now() < deadline) probes.push((await fetch(`${server.baseUrl}/readyz`)).status);
+      await flood;
+
+      expect([...statuses.keys()].sort()).toEqual(cap === undefined ? expect.arrayContaining([200]) : [200, 503]);
+      for (const body of refusals) expect(JSON.parse(body)).toEqual(OVERLOADED);
+      expect(probes.length).toBeGreaterThan(0);
+      expect(probes.every((status) => status === 200)).toBe(true);
+      // Every 200 stored its plant, and nothing refused did.
+      const stored = querySqliteFile(databaseFile, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n);
+      expect(stored).toBe(BigInt(statuses.get(200) ?? 0));
+      expect(server.stdout()).toMatch(/"msg":"requests shed"/);
+    } finally {
+      await server.kill9();
+      cap?.release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
