@@ -49,7 +49,9 @@ describe("the built server under a CPU cap, offered more than it can serve", () 
       // Every 200 stored its plant, and nothing refused did.
       const stored = querySqliteFile(databaseFile, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n);
       expect(stored).toBe(BigInt(statuses.get(200) ?? 0));
-      expect(server.stdout()).toMatch(/"msg":"requests shed"/);
+      // The metrics, never queued, count each refusal.
+      const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`^plant_store_requests_shed_total ${statuses.get(503) ?? 0}$`, "m"));
     } finally {
       await server.kill9();
       cap?.release();
