@@ -34,10 +34,8 @@ export class CommandError extends Error {
   override name = "CommandError";
 }
 
-/** An error's message on one line, as a command prints it. */
-export function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
-}
+// A command prints a failure as the one line every operator-facing message uses.
+export { oneLine } from "../one-line.js";
 
 /** A positive number from option `name`, or `fallback` when it is not given. */
 export function positiveNumber(args: CommandArgs, name: string, fallback: number, { integer = false } = {}): number {

@@ -1,5 +1,5 @@
 import { createLogger } from "../logger.js";
-import { type CopyResult, copyStore } from "../store/copy-store.js";
+import { type CopyResult, copyStore } from "../operations/copy-store.js";
 import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
 import { sqliteFilename } from "../store/open-store.js";
 import { type Command, CommandError, positiveNumber } from "./command.js";
@@ -42,7 +42,7 @@ export const copyStoreCommand: Command = {
     const started = performance.now();
     const result = await copyStore({
       sqliteFile,
-      postgresUrl: target.url,
+      target,
       batchSize,
       connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
       // A migration's warning (a schema newer than this build) as the server logs it, on stderr.

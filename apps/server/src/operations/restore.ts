@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { sqliteMigrations } from "./migrations.js";
-import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "./sqlite-files.js";
-import { countPlants, hasTable, SnapshotError } from "./sqlite-snapshot.js";
+import { sqliteMigrations } from "../store/sqlite/migrations.js";
+import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "../store/sqlite/sqlite-files.js";
+import { countPlants, hasTable, SnapshotError } from "./snapshot.js";
 
 export interface Restored {
   plants: number;

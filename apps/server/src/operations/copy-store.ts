@@ -1,11 +1,12 @@
-import { statSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
 import type { Plant } from "@plant-store/contract";
-import pg from "pg";
+import { oneLine } from "../one-line.js";
 import type { Logger } from "../logger.js";
-import { parseDatabaseUrl } from "./database-url.js";
-import { toPlant } from "./plant-store.js";
-import { int8AsBigint, migratePostgres } from "./postgres/postgres-plant-store.js";
+import type { DatabaseUrl } from "../store/database-url.js";
+import { toPlant } from "../store/plant-store.js";
+import { PostgresBulkStore } from "../store/postgres/postgres-bulk-store.js";
+import { migratePostgres } from "../store/postgres/postgres-plant-store.js";
+import type { PlantRow } from "../store/store-reader.js";
+import { SqliteStoreReader } from "../store/sqlite/sqlite-reader.js";
 
 /** A failure the operator can act on; its message is one line and names no secret. */
 export class CopyStoreError extends Error {
@@ -15,8 +16,8 @@ export class CopyStoreError extends Error {
 export interface CopyStoreOptions {
   /** The SQLite store's file (the server's DATABASE_URL). */
   sqliteFile: string;
-  /** The target, a postgres:// or postgresql:// URL. */
-  postgresUrl: string;
+  /** The target, a PostgreSQL database (parseDatabaseUrl). */
+  target: Extract<DatabaseUrl, { system: "postgresql" }>;
   /** Where the migration's warnings go. */
   logger: Logger;
   connectTimeoutMs?: number;
@@ -52,25 +53,10 @@ export interface CopyResult {
   target: StoreTally;
 }
 
-interface Row {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
-
 const DEFAULT_BATCH_SIZE = 5_000;
 // Two batches in flight: one is parsed and written by PostgreSQL while the other crosses the network.
 const CONNECTIONS = 2;
 const VERIFY_BATCH_SIZE = 50_000;
-
-const INSERT_BATCH = `
-  INSERT INTO plants (id, name, tag)
-  SELECT id, name, tag FROM unnest($1::bigint[], $2::text[], $3::text[]) AS input (id, name, tag)
-  ON CONFLICT (id) DO NOTHING`;
-const SELECT_RANGE = "SELECT id, name, tag FROM plants WHERE id BETWEEN $1 AND $2";
-const SELECT_IDS = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
-const FIRST_PAGE = "SELECT id, name, tag FROM plants ORDER BY id LIMIT $1";
-const NEXT_PAGE = "SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2";
 
 /**
  * Copies every plant of a SQLite store into PostgreSQL: migrates the target with the server's own migrations,
@@ -80,34 +66,32 @@ const NEXT_PAGE = "SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LI
  */
 export async function copyStore(options: CopyStoreOptions): Promise<CopyResult> {
   // The source first: it is local and cheap to check, and a bad one should not leave a migrated target behind.
-  const source = openSource(options.sqliteFile);
+  const source = SqliteStoreReader.open(options.sqliteFile);
   try {
-    const target = await connectTarget(options);
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    const target = await PostgresBulkStore.open(options.target, { readOnly: false, connections: CONNECTIONS, connectTimeoutMs });
     try {
-      await migratePostgres({
-        connectionString: options.postgresUrl,
-        connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-        logger: options.logger,
-      }).catch((error: unknown) => {
-        throw targetFailure(error, options.postgresUrl);
+      await migratePostgres({ connectionString: options.target.url, connectTimeoutMs, logger: options.logger }).catch((error: unknown) => {
+        const { host, port, database } = options.target;
+        throw new CopyStoreError(`PostgreSQL at ${host}:${port}/${database}: ${oneLine(error)}`);
       });
-      source.exec("BEGIN");
+      source.holdSnapshot();
       const result = await copyRows(source, target, options);
       options.onVerify?.();
-      return { ...result, target: await tallyTarget(target, options.postgresUrl) };
+      return { ...result, target: await tallyTarget(target) };
     } finally {
-      await target.end().catch(() => undefined);
+      await target.close();
     }
   } finally {
-    source.close();
+    await source.close();
   }
 }
 
-async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStoreOptions) {
+async function copyRows(source: SqliteStoreReader, target: PostgresBulkStore, options: CopyStoreOptions) {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const total = Number((source.prepare("SELECT count(*) AS plants FROM plants").get() as { plants: bigint }).plants);
+  const total = await source.countPlants();
   options.onStart?.(total);
-  const rows = source.prepare("SELECT id, name, tag FROM plants ORDER BY id").iterate() as Iterator<Row>;
+  const rows = source.plantsInIdOrder();
   const tally = new Tally();
   const result = { copied: 0, alreadyThere: 0, conflicts: [] as CopyConflict[] };
   let done = 0;
@@ -115,7 +99,7 @@ async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStor
   const inFlight = new Set<Promise<void>>();
   for (;;) {
     // Read while earlier batches are written.
-    const batch: Row[] = [];
+    const batch: PlantRow[] = [];
     while (batch.length < batchSize) {
       const next = rows.next();
       if (next.done) break;
@@ -124,7 +108,7 @@ async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStor
     }
     while (inFlight.size >= CONNECTIONS && failure === undefined) await Promise.race(inFlight);
     if (failure !== undefined || batch.length === 0) break;
-    const written: Promise<void> = copyBatch(target, batch, options.postgresUrl).then(
+    const written: Promise<void> = copyBatch(target, batch).then(
       (outcome) => {
         inFlight.delete(written);
         result.copied += outcome.copied;
@@ -146,14 +130,10 @@ async function copyRows(source: DatabaseSync, target: pg.Pool, options: CopyStor
   return { ...result, source: tally.result() };
 }
 
-async function copyBatch(target: pg.Pool, batch: Row[], url: string) {
-  const query = <Result extends pg.QueryResultRow>(text: string, values: unknown[]) =>
-    target.query<Result>(text, values).catch((error: unknown) => {
-      throw targetFailure(error, url);
-    });
+async function copyBatch(target: PostgresBulkStore, batch: PlantRow[]) {
   const outcome = { copied: 0, alreadyThere: 0, conflicts: [] as CopyConflict[] };
-  const compare = (rows: Row[], stored: Map<bigint, Row>) => {
-    const missing: Row[] = [];
+  const compare = (rows: PlantRow[], stored: Map<bigint, PlantRow>) => {
+    const missing: PlantRow[] = [];
     for (const row of rows) {
       const there = stored.get(row.id);
       if (there === undefined) missing.push(row);
@@ -162,37 +142,30 @@ async function copyBatch(target: pg.Pool, batch: Row[], url: string) {
     }
     return missing;
   };
-  const byId = (rows: Row[]) => new Map(rows.map((row) => [row.id, row]));
+  const byId = (rows: PlantRow[]) => new Map(rows.map((row) => [row.id, row]));
 
   // The batch is in id order: one range scan finds what an earlier run copied, so a rerun writes nothing.
-  const range = [batch[0]!.id.toString(), batch.at(-1)!.id.toString()];
-  const missing = compare(batch, byId((await query<Row>(SELECT_RANGE, range)).rows));
+  const missing = compare(batch, byId(await target.plantsBetween(batch[0]!.id, batch.at(-1)!.id)));
   if (missing.length === 0) return outcome;
-  const ids = missing.map((row) => row.id.toString());
-  const inserted = await query(INSERT_BATCH, [ids, missing.map((row) => row.name), missing.map((row) => row.tag)]);
-  outcome.copied = inserted.rowCount ?? 0;
+  outcome.copied = await target.insertMissing(missing);
   if (outcome.copied === missing.length) return outcome;
 
   // Another writer stored some of these ids in between (the server should not be running): compare with its rows.
-  const stored = byId((await query<Row>(SELECT_IDS, [ids])).rows);
+  const stored = byId(await target.plantsWithIds(missing.map((row) => row.id)));
   if (compare(missing, stored).length > 0) throw new CopyStoreError("plants went missing from the target while copying");
   // compare() counted the rows this INSERT wrote (equal to the source's by construction) as already there.
   outcome.alreadyThere -= outcome.copied;
   return outcome;
 }
 
-async function tallyTarget(target: pg.Pool, url: string): Promise<StoreTally> {
+async function tallyTarget(target: PostgresBulkStore): Promise<StoreTally> {
   const tally = new Tally();
   let last: bigint | undefined;
   for (;;) {
-    const page = await target
-      .query<Row>(last === undefined ? FIRST_PAGE : NEXT_PAGE, last === undefined ? [VERIFY_BATCH_SIZE] : [last.toString(), VERIFY_BATCH_SIZE])
-      .catch((error: unknown) => {
-        throw targetFailure(error, url);
-      });
-    for (const row of page.rows) tally.add(row);
-    if (page.rows.length < VERIFY_BATCH_SIZE) return tally.result();
-    last = page.rows.at(-1)!.id;
+    const page = await target.page(last, VERIFY_BATCH_SIZE);
+    for (const row of page) tally.add(row);
+    if (page.length < VERIFY_BATCH_SIZE) return tally.result();
+    last = page.at(-1)!.id;
   }
 }
 
@@ -206,7 +179,7 @@ class Tally {
   private low = 0;
   private high = 0;
 
-  add({ id, name, tag }: Row): void {
+  add({ id, name, tag }: PlantRow): void {
     // Lengths first, so no two rows encode alike; a missing tag is not "".
     const text = `${id}:${name.length}:${name}:${tag === null ? "-" : `${tag.length}:${tag}`}`;
     let h1 = 0xdeadbeef;
@@ -229,54 +202,4 @@ class Tally {
     const hex = (lane: number) => lane.toString(16).padStart(8, "0");
     return { plants: this.plants, checksum: `${hex(this.high)}${hex(this.low)}` };
   }
-}
-
-function openSource(file: string): DatabaseSync {
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new CopyStoreError(`no SQLite store at ${file} (DATABASE_URL)`);
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(file, { readOnly: true, readBigInts: true });
-    const plants = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'plants'").get();
-    if (plants === undefined) throw new CopyStoreError(`${file} is a SQLite database without a plants table, not a Plant Store`);
-    return db;
-  } catch (error) {
-    db?.close();
-    if (error instanceof CopyStoreError) throw error;
-    throw new CopyStoreError(`${file} cannot be read as a SQLite store: ${oneLine(error)}`);
-  }
-}
-
-async function connectTarget(options: CopyStoreOptions): Promise<pg.Pool> {
-  const url = options.postgresUrl;
-  if (parseDatabaseUrl(url).system !== "postgresql") throw new CopyStoreError("the target must be a postgres:// or postgresql:// URL");
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: CONNECTIONS,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    types: int8AsBigint,
-  });
-  // A connection that fails while idle is dropped by the pool; the next query reports it.
-  pool.on("error", () => undefined);
-  try {
-    // One connection opened up front, so a wrong host or login is reported before anything else happens.
-    (await pool.connect()).release();
-    return pool;
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw targetFailure(error, url);
-  }
-}
-
-/** What the target said, in one line, with the URL's password left out. */
-function targetFailure(error: unknown, url: string): Error {
-  if (error instanceof CopyStoreError) return error;
-  const { hostname, port, pathname } = new URL(url);
-  return new CopyStoreError(`PostgreSQL at ${hostname}:${port || 5432}${pathname}: ${oneLine(error)}`);
-}
-
-function oneLine(error: unknown): string {
-  const { message, code } = error as { message?: string; code?: string };
-  // Connecting to a name with several addresses fails with an AggregateError, whose message is empty.
-  const text = message || code || String(error);
-  return text.replace(/\s*\n\s*/g, " ");
 }

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fdatasyncSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
-import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "./sqlite-files.js";
+import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "../store/sqlite/sqlite-files.js";
 
 /** Pages copied per step of the backup (1 MiB of 4 KiB pages): the progress callback runs between two steps. */
 const PAGES_PER_STEP = 256;

@@ -1,0 +1,69 @@
+import { statSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
+import type { Plant } from "@plant-store/contract";
+import { oneLine } from "../../one-line.js";
+import { toPlant } from "../plant-store.js";
+import { type PlantRow, type StoreReader, StoreReadError } from "../store-reader.js";
+
+/**
+ * A SQLite store opened read-only, beside a server that may be writing it (WAL lets a reader and a writer
+ * share the file): what operator commands read, with nothing migrated or written.
+ */
+export class SqliteStoreReader implements StoreReader {
+  private constructor(
+    private readonly db: DatabaseSync,
+    readonly file: string,
+  ) {}
+
+  /** Opens the store at `file` (an absolute path) read-only; refuses a missing file or one that is not a store. */
+  static open(file: string): SqliteStoreReader {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new StoreReadError(`no SQLite store at ${file} (DATABASE_URL)`);
+    let db: DatabaseSync | undefined;
+    try {
+      db = new DatabaseSync(file, { readOnly: true, readBigInts: true });
+      const plants = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'plants'").get();
+      if (plants === undefined) throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
+      return new SqliteStoreReader(db, file);
+    } catch (error) {
+      db?.close();
+      if (error instanceof StoreReadError) throw error;
+      throw new StoreReadError(`${file} cannot be read as a SQLite store: ${oneLine(error)}`);
+    }
+  }
+
+  /** Starts one read transaction: every read until close() sees the store as it was now, whatever a server writes. */
+  holdSnapshot(): void {
+    this.db.exec("BEGIN");
+    // A deferred transaction takes its snapshot at its first read.
+    this.db.prepare("SELECT 1 FROM plants LIMIT 1").get();
+  }
+
+  async appliedMigrations(): Promise<string[]> {
+    const table = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kysely_migration'").get();
+    if (table === undefined) return [];
+    return (this.db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+  }
+
+  async countPlants(): Promise<number> {
+    return Number((this.db.prepare("SELECT count(*) AS plants FROM plants").get() as { plants: bigint }).plants);
+  }
+
+  async getPlant(id: bigint): Promise<Plant | undefined> {
+    const row = this.db.prepare("SELECT name, tag FROM plants WHERE id = ?").get(id) as PlantRow | undefined;
+    return row === undefined ? undefined : toPlant(row);
+  }
+
+  /** Every plant in id order, read as it is iterated. */
+  plantsInIdOrder(): Iterator<PlantRow> {
+    return this.db.prepare("SELECT id, name, tag FROM plants ORDER BY id").iterate() as Iterator<PlantRow>;
+  }
+
+  async sizeBytes(): Promise<number> {
+    const wal = statSync(`${this.file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    return statSync(this.file).size + wal;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
