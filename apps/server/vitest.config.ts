@@ -14,6 +14,7 @@ const ALONE = [
   "test/backup-restore.test.ts",
   "test/client-retry-budget.test.ts",
   "test/admission-process.test.ts",
+  "test/client-adaptive-throttle.test.ts",
   "test/copy-store.test.ts",
   "test/waiting-start.test.ts",
   "test/auth-rotation-process.test.ts",

@@ -9,9 +9,10 @@ import {
   type SuccessfulHttpStatusCode,
   UnknownStatusError,
 } from "@ts-rest/core";
+import { AdaptiveThrottle, originOf, originWindow } from "./adaptive-throttle.js";
 import { startDeadline } from "./deadline.js";
 import { PlantStoreApiError } from "./errors.js";
-import { createFetcher, type FetchFunction } from "./fetcher.js";
+import { createFetcher, type FetchFunction, type ThrottleGate } from "./fetcher.js";
 import { type Int64Lenient, int64Fields, toInt64Fields } from "./int64-body.js";
 import type { CallOptions, PlantStoreClientOptions } from "./options.js";
 import { RetryBudget } from "./retry-budget.js";
@@ -83,10 +84,19 @@ function requestArgs(route: AppRoute, input: unknown): Record<string, unknown> {
   return body === undefined ? rest : { ...rest, body: prepare(body) };
 }
 
+/** The throttle's window for the base URL's origin: the client's own throttle, a shared one, or none. */
+function throttleGate(baseUrl: string, throttle: PlantStoreClientOptions["throttle"]): ThrottleGate | undefined {
+  if (throttle === false) return undefined;
+  const origin = originOf(baseUrl);
+  const shared = throttle instanceof AdaptiveThrottle ? throttle : new AdaptiveThrottle(throttle);
+  return { origin, window: originWindow(shared, origin) };
+}
+
 /**
  * Builds a client for any ts-rest contract: each route becomes a method with its declared responses and an
  * `…OrThrow` variant, every call sharing the conveniences (lossless int64 bodies, a fresh token per attempt,
- * one refresh after a 401, retries of network errors, 429 and 503 within one retry budget, and a deadline per call).
+ * one refresh after a 401, retries of network errors, 429 and 503 within one retry budget, adaptive throttling per
+ * origin, and a deadline per call).
  */
 export function createContractClient<T extends AppRouter>(contract: T, options: PlantStoreClientOptions): ContractClient<T> {
   const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -95,11 +105,12 @@ export function createContractClient<T extends AppRouter>(contract: T, options: 
     retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
     maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs,
   };
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const api = initClient(contract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl,
     baseHeaders: {},
     throwOnUnknownStatus: true,
-    api: createFetcher(fetchFn, createTokenSource(options), policy, new RetryBudget(options.retryBudget)),
+    api: createFetcher(fetchFn, createTokenSource(options), policy, new RetryBudget(options.retryBudget), throttleGate(baseUrl, options.throttle)),
   }) as unknown as Record<string, unknown>;
 
   const methodFor = (route: AppRoute, call: TsRestCall): AnyMethod => {

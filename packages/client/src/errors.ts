@@ -76,3 +76,23 @@ export class PlantStoreTimeoutError extends Error {
     this.timeoutMs = timeoutMs;
   }
 }
+
+/**
+ * The client refused the call itself, without sending it: the server refused (429 or 503) so much of what this
+ * client sent lately that it holds back a share of its calls (its `throttle`). Not a {@link PlantStoreApiError}:
+ * no request reached the server. Retrying at once is likely to be refused again.
+ */
+export class PlantStoreThrottledError extends Error {
+  override name = "PlantStoreThrottledError";
+  /** The origin whose window refused the call, e.g. `https://plants.example.com`. */
+  readonly origin: string;
+  /** The probability of a local refusal when this call was refused, from 0 to 1. */
+  readonly refusalProbability: number;
+
+  /** Builds the error for a call refused locally at `refusalProbability`. */
+  constructor(origin: string, refusalProbability: number) {
+    super(`the client refused the call to ${origin} itself: the server refused most recent requests (refusing ${Math.round(refusalProbability * 100)}% locally)`);
+    this.origin = origin;
+    this.refusalProbability = refusalProbability;
+  }
+}

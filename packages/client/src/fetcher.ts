@@ -1,4 +1,6 @@
 import type { ApiFetcher } from "@ts-rest/core";
+import type { OriginWindow } from "./adaptive-throttle.js";
+import { PlantStoreThrottledError } from "./errors.js";
 import type { RetryBudget } from "./retry-budget.js";
 import { backoffDelay, isRetriedStatus, type RetryPolicy, retryAfterMs, wait } from "./retry-policy.js";
 import { serializeBody } from "./serialize-body.js";
@@ -24,13 +26,32 @@ function discard(response: Response): void {
   response.body?.cancel().catch(() => undefined);
 }
 
+/** The adaptive throttle's window for the client's origin; absent when the throttle is off. */
+export interface ThrottleGate {
+  origin: string;
+  window: OriginWindow;
+}
+
 /**
  * A ts-rest fetcher that sends the body losslessly with a fresh bearer token per attempt, refreshes the
  * token once after a 401, and retries network errors, 429 and 503 with backoff or the server's Retry-After,
- * each retry taken from the client's budget (the refresh after a 401 is not a retry).
+ * each retry taken from the client's budget (the refresh after a 401 is not a retry). Every attempt passes the
+ * adaptive throttle as it is sent: a first attempt it refuses rejects with PlantStoreThrottledError; a later one
+ * it refuses ends the call with the last answer or network error, as a spent retry budget does.
  */
-export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, policy: RetryPolicy, budget: RetryBudget): ApiFetcher {
+export function createFetcher(
+  fetchFn: FetchFunction,
+  tokens: TokenSource,
+  policy: RetryPolicy,
+  budget: RetryBudget,
+  throttle: ThrottleGate | undefined,
+): ApiFetcher {
+  // Retries and the attempt after a token refresh are requests too: the throttle counts and may refuse them.
+  const mayResend = () => throttle?.window.refuses() === undefined;
   return async ({ path, method, headers, rawBody, fetchOptions }) => {
+    // Refused before anything else: no token, no body, no deposit in the retry budget, no request.
+    const refusedAt = throttle?.window.refuses();
+    if (refusedAt !== undefined) throw new PlantStoreThrottledError(throttle!.origin, refusedAt);
     // The client always passes the call's deadline signal.
     const signal = fetchOptions?.signal as AbortSignal;
     const body = rawBody === undefined ? undefined : serializeBody(rawBody);
@@ -51,14 +72,20 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
           ...(body !== undefined && { body }),
         });
       } catch (error) {
+        // No answer: a request the server did not accept, whatever the cause.
+        throttle?.window.recordOutcome(false);
         // An abort (the caller's or the timeout) is final; anything else is a network failure.
         if (signal.aborted) throw signal.reason;
         if (retriesDone >= policy.retries || !budget.tryRetry()) throw error;
         await wait(backoffDelay(policy, retriesDone++), signal);
-        continue;
+        if (mayResend()) continue;
+        throw error;
       }
 
-      if (response.status === 401 && !refreshed) {
+      // Any answer but a 429 or 503 is one the server accepted, a 4xx or a 500 included.
+      throttle?.window.recordOutcome(!isRetriedStatus(response.status));
+
+      if (response.status === 401 && !refreshed && tokens.refreshable && mayResend()) {
         const next = tokens.refresh();
         if (next !== undefined) {
           refreshed = true;
@@ -71,18 +98,25 @@ export function createFetcher(fetchFn: FetchFunction, tokens: TokenSource, polic
       if (isRetriedStatus(response.status) && retriesDone < policy.retries) {
         const delay = retryAfterMs(response.headers.get("retry-after")) ?? backoffDelay(policy, retriesDone);
         if (delay <= policy.maxRetryDelayMs && budget.tryRetry()) {
-          discard(response);
+          // Read now (a short Error body), to be the call's result if the throttle refuses the retry.
+          const refusal = await answer(response, signal);
           retriesDone++;
           await wait(delay, signal);
-          continue;
+          if (mayResend()) continue;
+          return refusal;
         }
       }
 
-      try {
-        return { status: response.status, body: await readBody(response), headers: response.headers };
-      } catch (error) {
-        throw signal.aborted ? signal.reason : error;
-      }
+      return answer(response, signal);
     }
   };
+}
+
+/** The response as ts-rest takes it, its body read; rejects with the abort reason when the call was cut short. */
+async function answer(response: Response, signal: AbortSignal): Promise<{ status: number; body: unknown; headers: Headers }> {
+  try {
+    return { status: response.status, body: await readBody(response), headers: response.headers };
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
 }

@@ -1,6 +1,8 @@
 export type { CreatePlantResult, NewPlantInput, PlantStoreClient } from "./client.js";
 export { createPlantStoreClient } from "./client.js";
-export { PlantStoreApiError, PlantStoreTimeoutError } from "./errors.js";
+export type { AdaptiveThrottleOptions, AdaptiveThrottleStats } from "./adaptive-throttle.js";
+export { AdaptiveThrottle } from "./adaptive-throttle.js";
+export { PlantStoreApiError, PlantStoreThrottledError, PlantStoreTimeoutError } from "./errors.js";
 export type { FetchFunction } from "./fetcher.js";
 export type { CallOptions, GetToken, PlantStoreClientOptions, TokenRequest } from "./options.js";
 export type { RetryBudgetOptions } from "./retry-budget.js";

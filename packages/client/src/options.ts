@@ -1,3 +1,4 @@
+import type { AdaptiveThrottle, AdaptiveThrottleOptions } from "./adaptive-throttle.js";
 import type { FetchFunction } from "./fetcher.js";
 import type { RetryBudgetOptions } from "./retry-budget.js";
 
@@ -34,6 +35,14 @@ export interface PlantStoreClientOptions {
   maxRetryDelayMs?: number;
   /** Caps all retries at a share of recent calls (default 0.1 per call of the last 10 s, plus 1 per second); past it the failure is reported at once. */
   retryBudget?: RetryBudgetOptions;
+  /**
+   * Holds back calls while the server refuses most of them (SRE book adaptive throttling, per origin): a call is
+   * refused locally, with PlantStoreThrottledError and no request sent, with probability
+   * `max(0, (requests - k * accepts) / (requests + 1))` over the last `windowMs`. Options for this client's own
+   * throttle (default `{ k: 2, minRequests: 10, windowMs: 120000, bucketMs: 1000 }`), an AdaptiveThrottle shared with other
+   * clients, or `false` to turn it off.
+   */
+  throttle?: AdaptiveThrottleOptions | AdaptiveThrottle | false;
   /** The fetch to use; defaults to the global fetch of Node or the browser. */
   fetch?: FetchFunction;
 }

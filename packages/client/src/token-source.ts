@@ -3,6 +3,8 @@ import type { GetToken, PlantStoreClientOptions } from "./options.js";
 /** Where bearer tokens come from: one per attempt, and a refresh shared by every call that got a 401. */
 export interface TokenSource {
   current(): Promise<string>;
+  /** Whether refresh() can give a new token (with getToken), so a 401 may be answered by one more attempt. */
+  refreshable: boolean;
   /** A new token after a 401; undefined when the token is fixed and cannot be refreshed. */
   refresh(): Promise<string> | undefined;
 }
@@ -27,8 +29,8 @@ export function createTokenSource(options: Pick<PlantStoreClientOptions, "token"
   const { token, getToken } = options;
   if (getToken) {
     const refresh = sharedRefresh(getToken);
-    return { current: async () => getToken({ forceRefresh: false }), refresh };
+    return { current: async () => getToken({ forceRefresh: false }), refreshable: true, refresh };
   }
-  if (token !== undefined) return { current: async () => token, refresh: () => undefined };
+  if (token !== undefined) return { current: async () => token, refreshable: false, refresh: () => undefined };
   throw new TypeError("createPlantStoreClient needs a token or a getToken function");
 }
