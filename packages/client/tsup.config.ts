@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { defineConfig } from "tsup";
 
 export default defineConfig([
@@ -17,6 +18,27 @@ export default defineConfig([
     target: "es2022",
     platform: "neutral",
     external: [/^node:/, "msw"],
+  },
+  // The client for the `worker` condition (Cloudflare Workers; wrangler and miniflare resolve with it): the same
+  // code but for src/opentelemetry-api-worker.ts in place of src/opentelemetry-api.ts, so it has no import() of a
+  // variable, which miniflare's module walker refuses. Its types are dist/index.d.ts.
+  {
+    entry: { worker: "src/index.ts" },
+    format: ["esm"],
+    sourcemap: true,
+    target: "es2022",
+    platform: "neutral",
+    external: [/^node:/],
+    esbuildPlugins: [
+      {
+        name: "opentelemetry-api-worker",
+        setup(build) {
+          build.onResolve({ filter: /^\.\/opentelemetry-api\.js$/ }, (args) => ({
+            path: join(args.resolveDir, "opentelemetry-api-worker.ts"),
+          }));
+        },
+      },
+    ],
   },
   // One self-contained ES module for a page without a bundler. platform "browser" makes esbuild fail
   // on any Node-only import, so this build is also the check that the client stays browser-safe.

@@ -1,7 +1,5 @@
-type OpenTelemetryApi = typeof import("@opentelemetry/api");
+import { importOpenTelemetryApi, type OpenTelemetryApi } from "./opentelemetry-api.js";
 
-// An optional peer dependency: a variable keeps bundlers from resolving (and requiring) it at build time.
-const OPENTELEMETRY_API = "@opentelemetry/api";
 let loading: Promise<OpenTelemetryApi | undefined> | undefined;
 
 /**
@@ -10,10 +8,7 @@ let loading: Promise<OpenTelemetryApi | undefined> | undefined;
  * propagator registered; none otherwise (the import fails quietly where the package is absent).
  */
 export async function traceContextHeaders(): Promise<Record<string, string>> {
-  loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ OPENTELEMETRY_API).then(
-    (api: OpenTelemetryApi) => api,
-    () => undefined,
-  );
+  loading ??= importOpenTelemetryApi();
   const api = await loading;
   const headers: Record<string, string> = {};
   api?.propagation.inject(api.context.active(), headers);

@@ -20,7 +20,15 @@ describe("the built package", () => {
     expect(dist(file)).not.toMatch(/["']node:/);
   });
 
-  it.each(["index.js", "index.cjs", "browser/plant-store-client.js"])("%s does not include the fakes, msw or anything of Node's", (file) => {
+  it("ships the client for the `worker` condition without an import() of a computed specifier", () => {
+    const code = dist("worker.js");
+    expect(code).toContain("createPlantStoreClient");
+    // miniflare's module walker refuses any import() whose specifier is not a string literal.
+    expect(code).not.toMatch(/\bimport\s*\(/);
+    expect(code).not.toContain("@opentelemetry/api");
+  });
+
+  it.each(["index.js", "index.cjs", "worker.js", "browser/plant-store-client.js"])("%s does not include the fakes, msw or anything of Node's", (file) => {
     const code = dist(file);
     expect(code).not.toMatch(/startFakePlantStore|createFakePlantStore|plantStoreHandlers|FailureQueue|createServer/);
     expect(code).not.toMatch(/["']msw["']/);

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ErrorCode } from "@plant-store/contract";
 import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "@plant-store/server/test-support/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectedFetchFakeScenario, FETCH_FAKE_SCENARIO } from "../support/fetch-fake-scenario.js";
 import { bundlePage } from "../support/page-bundle.js";
 import { startPageServer } from "../support/page-server.js";
 import { run } from "../support/run.js";
@@ -27,21 +27,6 @@ const TSCONFIG = {
   include: ["src"],
 };
 
-const expectedScenario = {
-  created: { status: 200, body: { name: "Monstera", tag: "tropical" } },
-  replayed: { status: 200, body: { name: "Monstera", tag: "tropical" } },
-  conflict: { status: 409, error: ErrorCode.PlantIdConflict },
-  // Two 503s with Retry-After: 0, then the create: three attempts.
-  retried: { status: 200, attempts: 3 },
-  afterLostConnection: { status: 200, attempts: 2 },
-  plants: [
-    { id: "1", name: "Seeded" },
-    { id: "9007199254740993", name: "Monstera", tag: "tropical" },
-    { id: "2", name: "Fern" },
-    { id: "3", name: "Palm" },
-  ],
-};
-
 const page = (script: string) => `<!doctype html>
 <title>Plant Store fake in a browser</title>
 <script type="module" src="/${script}"></script>`;
@@ -60,7 +45,8 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
     await npmInstall(scratch.path, [...tarballs, "msw@^3.0.5"]);
     const src = join(scratch.path, "src");
     mkdirSync(src);
-    for (const file of ["browser-fake-scenario.ts", "fetch-fake-page.ts", "msw-page.ts"]) copyFileSync(fixture(file), join(src, file));
+    copyFileSync(FETCH_FAKE_SCENARIO, join(src, "browser-fake-scenario.ts"));
+    for (const file of ["fetch-fake-page.ts", "msw-page.ts"]) copyFileSync(fixture(file), join(src, file));
     await run(process.execPath, [tscPath, "-p", "."], { cwd: scratch.path });
     bundles = { fetchPage: await bundlePage(scratch.path, "fetch-fake-page.ts"), mswPage: await bundlePage(scratch.path, "msw-page.ts") };
     serviceWorker = join(scratch.path, "node_modules/msw/lib/mockServiceWorker.js");
@@ -90,11 +76,11 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
   }
 
   it("a page using createFakePlantStore's fetch: create, replay, 409, a retry driven by failNext, a lost connection", async () => {
-    expect(await runPage(bundles.fetchPage)).toEqual(expectedScenario);
+    expect(await runPage(bundles.fetchPage)).toEqual(expectedFetchFakeScenario);
   }, 60_000);
 
   it("a page using plantStoreHandlers in msw's service worker: the same answers", async () => {
-    expect(await runPage(bundles.mswPage, { "/mockServiceWorker.js": serviceWorker })).toEqual(expectedScenario);
+    expect(await runPage(bundles.mswPage, { "/mockServiceWorker.js": serviceWorker })).toEqual(expectedFetchFakeScenario);
   }, 60_000);
 });
 
