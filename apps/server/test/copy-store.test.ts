@@ -246,17 +246,28 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([{ name: "planted" }]);
   }, 120_000);
 
-  it("a target holding plants the source does not fails the verification: exit 2", async () => {
+  it("a target holding plants the source does not fails the verification with their count and first ids: exit 2", async () => {
     const small = join(dir, "small.db");
-    await fillSqliteStore(small, [{ id: 1n, name: "one", tag: null }]);
+    // Source ids 1, 3, 5, ..., 29; the target also holds 12 even ids among and beyond them, and the int64 extremes.
+    await fillSqliteStore(small, Array.from({ length: 15 }, (_, i) => ({ id: BigInt(2 * i + 1), name: `odd ${2 * i + 1}`, tag: null })));
     await migratePostgres({ connectionString: database.url, connectTimeoutMs: 3_000, logger: createLogger("silent") });
-    await database.query("INSERT INTO plants (id, name, tag) VALUES (2, 'two', NULL)");
+    const extra = [-(2n ** 63n), 2n, 4n, 6n, 8n, 10n, 12n, 14n, 16n, 18n, 20n, 40n, 2n ** 63n - 1n];
+    for (const id of extra) await database.query("INSERT INTO plants (id, name, tag) VALUES ($1, 'extra', NULL)", [id.toString()]);
 
     const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: small });
-    expect(run.stdout).toMatch(/^copied 1, already there 0, conflicts 0 in /m);
-    expect(run.stdout).toMatch(/^source: 1 plants, checksum [0-9a-f]{16}\ntarget: 2 plants, checksum [0-9a-f]{16}$/m);
-    expect(run.stdout).toMatch(/^not verified: the target holds plants the source does not$/m);
+    expect(run.stdout).toMatch(/^copied 15, already there 0, conflicts 0 in /m);
+    expect(run.stdout).toMatch(/^source: 15 plants, checksum [0-9a-f]{16}\ntarget: 28 plants, checksum [0-9a-f]{16}$/m);
+    expect(run.stdout).toMatch(
+      /^not verified: the target holds 13 plants the source does not \(first ids -9223372036854775808, 2, 4, 6, 8, 10, 12, 14, 16, 18\)$/m,
+    );
     expect(run.code).toBe(2);
+
+    // One extra plant: named alone.
+    await database.query("DELETE FROM plants WHERE name = 'extra' AND id <> 40");
+    const again = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: small });
+    expect(again.stdout).toMatch(/^copied 0, already there 15, conflicts 0 in /m);
+    expect(again.stdout).toMatch(/^not verified: the target holds 1 plants the source does not \(id 40\)$/m);
+    expect(again.code).toBe(2);
   });
 
   it.each([

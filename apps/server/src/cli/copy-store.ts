@@ -94,8 +94,13 @@ function report(result: CopyResult, seconds: number): string {
   if (result.conflicts.length > CONFLICTS_LISTED) lines.push(`... and ${result.conflicts.length - CONFLICTS_LISTED} more conflicts`);
   if (result.conflicts.length > 0) {
     lines.push(`not verified: ${result.conflicts.length} ids hold other data in the target; settle them and run again`);
+  } else if (result.extra.count > 0) {
+    const { count, firstIds } = result.extra;
+    const ids = `${count > firstIds.length ? "first ids" : count === 1 ? "id" : "ids"} ${firstIds.join(", ")}`;
+    lines.push(`not verified: the target holds ${count} plants the source does not (${ids})`);
   } else if (!sameTally(result)) {
-    lines.push("not verified: the target holds plants the source does not");
+    // The same ids and no conflicts, yet other tallies: something changed the target's rows during the copy.
+    lines.push("not verified: the two sides' checksums differ; make sure nothing writes to the target, and run again");
   } else {
     lines.push("verified: both sides hold the same plants");
   }

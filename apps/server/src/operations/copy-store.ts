@@ -44,6 +44,13 @@ export interface CopyConflict {
   target: Plant;
 }
 
+/** Plants the target holds under ids the source does not have: how many, and the lowest ids among them. */
+export interface ExtraPlants {
+  count: number;
+  /** At most EXTRA_IDS_LISTED, in id order. */
+  firstIds: bigint[];
+}
+
 export interface CopyResult {
   copied: number;
   /** Plants the target already held with the same data (an earlier, interrupted run). */
@@ -51,7 +58,12 @@ export interface CopyResult {
   conflicts: CopyConflict[];
   source: StoreTally;
   target: StoreTally;
+  /** Found while the target is verified: each is a reason the two sides differ. */
+  extra: ExtraPlants;
 }
+
+/** How many of the target's extra ids a result names: enough to look them up, few enough for one line. */
+export const EXTRA_IDS_LISTED = 10;
 
 const DEFAULT_BATCH_SIZE = 5_000;
 // Two batches in flight: one is parsed and written by PostgreSQL while the other crosses the network.
@@ -78,7 +90,7 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyResult> 
       source.holdSnapshot();
       const result = await copyRows(source, target, options);
       options.onVerify?.();
-      return { ...result, target: await tallyTarget(target) };
+      return { ...result, ...(await verifyTarget(target, source)) };
     } finally {
       await target.close();
     }
@@ -158,13 +170,27 @@ async function copyBatch(target: PostgresBulkStore, batch: PlantRow[]) {
   return outcome;
 }
 
-async function tallyTarget(target: PostgresBulkStore): Promise<StoreTally> {
+/**
+ * Reads the target again in id order: its count and checksum, and the plants under ids the source does not hold,
+ * found by walking the source's ids (read in the same snapshot as the copy) beside the target's.
+ */
+async function verifyTarget(target: PostgresBulkStore, source: SqliteStoreReader): Promise<{ target: StoreTally; extra: ExtraPlants }> {
   const tally = new Tally();
+  const extra: ExtraPlants = { count: 0, firstIds: [] };
+  const sourceRows = source.plantsInIdOrder();
+  let inSource = sourceRows.next();
   let last: bigint | undefined;
   for (;;) {
     const page = await target.page(last, VERIFY_BATCH_SIZE);
-    for (const row of page) tally.add(row);
-    if (page.length < VERIFY_BATCH_SIZE) return tally.result();
+    for (const row of page) {
+      tally.add(row);
+      while (!inSource.done && inSource.value.id < row.id) inSource = sourceRows.next();
+      if (inSource.done || inSource.value.id !== row.id) {
+        extra.count++;
+        if (extra.firstIds.length < EXTRA_IDS_LISTED) extra.firstIds.push(row.id);
+      }
+    }
+    if (page.length < VERIFY_BATCH_SIZE) return { target: tally.result(), extra };
     last = page.at(-1)!.id;
   }
 }
