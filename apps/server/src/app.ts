@@ -2,7 +2,7 @@ import { ErrorCode, plantStoreContract } from "@plant-store/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
 import express, { type RequestHandler } from "express";
 import { authentication } from "./auth/authentication.js";
-import type { TokenVerifier } from "./auth/jwt-verifier.js";
+import type { TokenVerifier } from "./auth/token-verifier.js";
 import { corsAllowlist } from "./edge/cors-allowlist.js";
 import { httpMetrics } from "./edge/http-metrics.js";
 import { requestLogging } from "./edge/request-logging.js";
@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): express.Express {
       next(new BadRequestError(ErrorCode.ValidationFailed, message));
     },
   });
-  app.use(healthRoutes({ store, lifecycle, logger: deps.logger }));
+  app.use(healthRoutes({ store, lifecycle }));
   if (deps.serveMetrics ?? true) app.use(metricsRoutes(metrics.registry));
   app.use(apiDocsRoutes(deps.publicUrl));
 

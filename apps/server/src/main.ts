@@ -1,5 +1,6 @@
 import { developmentBanner } from "./auth/development-credentials.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { StartFailure } from "./startup/start-failure.js";
 import { startPlantStore } from "./startup/start-plant-store.js";
 
 /** The process: configuration from the environment, the server from the composition root, signals to shutdown. */
@@ -15,8 +16,8 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => onSignal("SIGINT"));
   const running = await startPlantStore(config, { storeInBackground: true });
   const { logger } = running;
-  // A configuration error met after the start (a database that comes up refusing our credentials): no retry fixes it.
-  running.waitingStore?.failure.then((error) => exitOnStartFailure(error));
+  // Logged and closed by the start's cleanup already (a database that comes up refusing our credentials).
+  void running.failed.then(() => process.exit(1));
   for (const server of [running.server, running.metricsServer]) {
     server?.on("error", (error) => {
       logger.fatal({ err: error }, "server failed");
@@ -46,12 +47,14 @@ async function main(): Promise<void> {
   if (pendingSignal !== undefined) onSignal(pendingSignal);
 }
 
+/**
+ * A start that failed: a StartFailure has been logged as one JSON line by the start's cleanup; a failure before the
+ * logger exists (a ConfigError naming its variable) is one line on stderr.
+ */
 function exitOnStartFailure(error: unknown): never {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-  } else {
-    process.stderr.write(`plant store failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
+  if (error instanceof StartFailure) process.exit(1);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(error instanceof ConfigError ? `${message}\n` : `plant store failed to start: ${message}\n`);
   process.exit(1);
 }
 

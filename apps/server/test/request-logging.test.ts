@@ -62,16 +62,21 @@ describe("request logs", () => {
     expect(t.completed()[0]).toMatchObject({ route: "unmatched", res: { statusCode: 404 } });
   });
 
-  it("log a 503 from /readyz as a warning and an unexpected failure as an error", async () => {
+  it("log a 503 from /readyz in an outage as a warning with its cause, one while shutting down as info, an unexpected failure as an error", async () => {
     const t = await appWithCapturedLogs();
     await t.store.close();
     await request(t.app).get("/readyz").expect(503);
     await request(t.app).post("/plants").set(t.auth).send({ id: 4, name: "Closed store" }).expect(500);
+    t.lifecycle.beginShutdown();
+    await request(t.app).get("/readyz").expect(503);
     const lines = t.logs.lines().filter((line) => line.req !== undefined && line.res !== undefined);
     expect(lines.map((line) => [line.level, line.route, (line.res as { statusCode: number }).statusCode])).toEqual([
       [40, "/readyz", 503],
       [50, "/plants", 500],
+      [30, "/readyz", 503],
     ]);
+    const causes = t.logs.lines().filter((line) => line.msg === "the store is unreachable");
+    expect(causes).toEqual([expect.objectContaining({ level: 40, err: expect.objectContaining({ message: expect.any(String) }) })]);
   });
 
   it("take the client address from X-Forwarded-For only when TRUST_PROXY trusts the hop", async () => {

@@ -9,7 +9,7 @@ import { TEST_SECRET } from "./support/test-server.js";
 
 /** The real verifier, counting how often it is asked. */
 function countingVerifier() {
-  const verifier = new JwtVerifier({ secret: TEST_SECRET });
+  const verifier = new JwtVerifier({ keys: [createSecretKey(Buffer.from(TEST_SECRET, "utf8"))] });
   const counter = {
     calls: 0,
     verify(token: string) {
@@ -34,7 +34,7 @@ function clock(startMs: number) {
 
 describe("VerifiedTokenCache", () => {
   it("remembers what an asynchronous (JWKS) verifier resolved to and answers it synchronously next time", async () => {
-    const verifier = new JwtVerifier({ secret: TEST_SECRET });
+    const verifier = new JwtVerifier({ keys: [createSecretKey(Buffer.from(TEST_SECRET, "utf8"))] });
     let calls = 0;
     const cache = new VerifiedTokenCache<JwtPayload>({
       verify: async (token) => {

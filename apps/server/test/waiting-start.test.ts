@@ -134,8 +134,8 @@ describePostgres("a start that waits for its database (built server, real Postgr
     expect(warnings.map((line) => line.attempt)).toEqual(warnings.map((_, index) => index + 1));
     for (const line of warnings) expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
     expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: warnings.length + 1 });
-    // The readiness checks while waiting add no line of their own: each failure is logged once, by the retries.
-    expect(logLines(server).filter((line) => line.msg === "readiness check: store unreachable")).toEqual([]);
+    // The readiness checks while waiting add no warning of their own: each failure is logged once, by the retries.
+    expect(logLines(server).filter((line) => line.level === 40 && line.msg !== "store unavailable at start; retrying")).toEqual([]);
     await expectConformance(server.baseUrl, database);
   });
 
@@ -222,24 +222,47 @@ describePostgres("a start that waits for its database (built server, real Postgr
   });
 
   it.each([
-    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /^plant store failed to start: DATABASE_URL postgres:\/\/no_such_role@.+: role "no_such_role" does not exist$/m],
-    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /^plant store failed to start: DATABASE_URL postgres:\/\/.+_missing: database "\w+_missing" does not exist$/m],
-    ["a malformed URL", (database: TestDatabase) => database.url.replace(`:${database.port}/`, ":99999/"), /^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /],
-  ])("with %s exits 1 at once with one line", async (_case, urlFor, message) => {
+    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /^plant store failed to start: DATABASE_URL postgres:\/\/no_such_role@.+: role "no_such_role" does not exist$/],
+    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /^plant store failed to start: DATABASE_URL postgres:\/\/.+_missing: database "\w+_missing" does not exist$/],
+  ])("with %s exits 1 at once with one log line naming DATABASE_URL", async (_case, urlFor, message) => {
     const database = await freshDatabase();
     const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: urlFor(database) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toBe("");
+    expect(startFailureLines(result.stdout)).toEqual([
+      expect.objectContaining({ level: 60, setting: "DATABASE_URL", msg: expect.stringMatching(message) }),
+    ]);
+  });
+
+  it("with a malformed URL exits 1 before anything starts, with one line on stderr naming DATABASE_URL", async () => {
+    const database = await freshDatabase();
+    const url = database.url.replace(`:${database.port}/`, ":99999/");
+    const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
 
-it("with an SQLite path that cannot be created exits 1 at once with one line", async () => {
+/** The lines a start that failed logged at warn or above: its one failure line, nothing else. */
+const startFailureLines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => Number(line.level) >= 40);
+
+it("with an SQLite path that cannot be created exits 1 at once with one log line naming DATABASE_URL", async () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-waiting-"));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, "a-file"), "");
   const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: join(dir, "a-file", "plants.db") });
   expect(result.code).toBe(1);
-  expect(result.stderr).toMatch(/^plant store failed to start: DATABASE_URL \/.+\/a-file\/plants\.db: .*(ENOTDIR|EEXIST)/);
-  expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  expect(result.stderr).toBe("");
+  expect(startFailureLines(result.stdout)).toEqual([
+    expect.objectContaining({
+      setting: "DATABASE_URL",
+      msg: expect.stringMatching(/^plant store failed to start: DATABASE_URL \/.+\/a-file\/plants\.db: .*(ENOTDIR|EEXIST)/),
+    }),
+  ]);
 });

@@ -84,26 +84,27 @@ describe("WaitingStore: opening the store in the background", () => {
     await runUntil(() => warnings().length >= 3);
     await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.create({ id: 1n, name: "Fern" })).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(store.isOpen).toBe(false);
+    expect(store.state).toMatchObject({ kind: "retrying", reason: expect.stringMatching(/locked|busy/i) });
     // One warn line per failed attempt, each with the reason and the wait that follows it.
     expect(warnings().map((line) => line.attempt)).toEqual(warnings().map((_, index) => index + 1));
     expect(warnings().slice(0, 3).map((line) => line.retryInMs)).toEqual([100, 200, 400]);
     expect(warnings()[0]).toMatchObject({ level: 40, attempt: 1, reason: expect.stringMatching(/locked|busy/i) });
 
     unlock();
-    await runUntil(() => store.isOpen);
+    await runUntil(() => store.state.kind === "open");
+    expect(store.state).toEqual({ kind: "open", attempts: attempts() });
     await store.ping();
     expect(await store.create({ id: 1n, name: "Fern" })).toMatchObject({ kind: "created" });
     expect(log.lines().at(-1)).toMatchObject({ msg: "store open: ready", attempts: attempts() });
   });
 
-  it("does not retry a store that cannot be created: failure resolves with the error after one attempt", async () => {
+  it("does not retry a store that cannot be created: the state is failed, with the error, after one attempt", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a-file"), "");
     const { store, warnings, attempts } = waitingSqliteStore(join(dir, "a-file", "plants.db"));
-    const failure = await store.failure;
-    expect((failure as NodeJS.ErrnoException).code).toMatch(/ENOTDIR|EEXIST/);
-    expect(store.failedWith).toBe(failure);
+    const failed = await store.until((state) => state.kind !== "opening");
+    expect(failed).toEqual({ kind: "failed", error: expect.objectContaining({ code: expect.stringMatching(/ENOTDIR|EEXIST/) }) });
+    expect(store.state).toBe(failed);
     expect(attempts()).toBe(1);
     expect(warnings()).toEqual([]);
   });
@@ -119,6 +120,6 @@ describe("WaitingStore: opening the store in the background", () => {
     unlock();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(attempts()).toBe(attemptsAtClose);
-    expect(store.isOpen).toBe(false);
+    expect(store.state).toEqual({ kind: "closed" });
   });
 });

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { Logger } from "../logger.js";
 import { bearerAuth } from "./bearer-auth.js";
-import type { TokenVerifier } from "./jwt-verifier.js";
+import type { TokenVerifier } from "./token-verifier.js";
 import { requireScopes } from "./required-scope.js";
 import { subjectRateLimit } from "./subject-rate-limit.js";
 

@@ -2,7 +2,7 @@ import { BEARER_SCHEME, BEARER_TOKEN } from "@plant-store/contract/wire";
 import type { RequestHandler } from "express";
 import type { JwtPayload } from "jsonwebtoken";
 import { InvalidTokenError, MissingTokenError } from "./auth-errors.js";
-import type { TokenVerifier } from "./jwt-verifier.js";
+import type { TokenVerifier } from "./token-verifier.js";
 
 /** Requires a valid bearer token before anything else of the request (its body included) is read. */
 export function bearerAuth(verifier: TokenVerifier): RequestHandler {

@@ -3,13 +3,8 @@ import jwt from "jsonwebtoken";
 import type jwksRsa from "jwks-rsa";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
 import { IdentityProviderUnavailableError, InvalidTokenError } from "./auth-errors.js";
-import {
-  type ClaimOptions,
-  type TokenVerifier,
-  type VerifyOptions,
-  verifyOptions,
-  verifyWithKey,
-} from "./jwt-verifier.js";
+import { type ClaimOptions, type VerifyOptions, verifyOptions, verifyWithKey } from "./jwt-verifier.js";
+import type { TokenVerifier } from "./token-verifier.js";
 
 export interface JwksVerifierOptions extends ClaimOptions {
   jwksUri: string;
@@ -54,7 +49,7 @@ export class JwksVerifier implements TokenVerifier {
     }));
   }
 
-  /** The token's claims, or an InvalidTokenError; an IdentityProviderUnavailableError when the JWKS endpoint cannot be reached. */
+  /** The token's claims, or an InvalidTokenError; IdentityProviderUnavailableError when the JWKS URL is unreachable. */
   async verify(token: string): Promise<jwt.JwtPayload> {
     const header = jwt.decode(token, { complete: true })?.header;
     // The header is not yet verified: a kid that is not a string must not reach the key cache.

@@ -1,7 +1,8 @@
-import { createSecretKey, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { allowedAlgorithmsForKeys, type SupportedAlgorithm } from "./algorithms.js";
 import { InvalidTokenError } from "./auth-errors.js";
+import type { TokenVerifier } from "./token-verifier.js";
 
 /** Checks every verifier applies besides the signature. */
 export interface ClaimOptions {
@@ -9,11 +10,6 @@ export interface ClaimOptions {
   audience?: string | undefined;
   /** Seconds of clock skew allowed for exp and nbf. */
   clockToleranceSeconds?: number;
-}
-
-/** Turns a bearer token into its claims; synchronous for a fixed key, a promise when keys are fetched (JWKS). */
-export interface TokenVerifier {
-  verify(token: string): jwt.JwtPayload | Promise<jwt.JwtPayload>;
 }
 
 export type VerifyOptions = jwt.VerifyOptions & { complete?: false; algorithms: SupportedAlgorithm[] };
@@ -55,24 +51,15 @@ export function verifyWithKey(token: string, key: KeyObject, options: VerifyOpti
   return payload;
 }
 
-export type JwtVerifierOptions = ClaimOptions &
-  (
-    | { secret: string }
-    | {
-        /** A secret or public KeyObject; its type decides which algorithms are allowed. */
-        key: KeyObject;
-      }
-    | {
-        /**
-         * Several keys of one source (JWT_SECRET then JWT_SECRET_PREVIOUS, or every PEM key in
-         * JWT_PUBLIC_KEY): a token verifies when any of them does, each key with its own algorithms.
-         */
-        keys: readonly KeyObject[];
-      }
-  ) & {
-    /** Replaces the key type's default algorithms (JWT_ALGORITHMS); each must suit a key. */
-    algorithms?: readonly SupportedAlgorithm[] | undefined;
-  };
+export interface JwtVerifierOptions extends ClaimOptions {
+  /**
+   * The keys of one source, secret or public KeyObjects (JWT_SECRET then JWT_SECRET_PREVIOUS, or every PEM key in
+   * JWT_PUBLIC_KEY): a token verifies when any of them does, each key with the algorithms its type allows.
+   */
+  keys: readonly KeyObject[];
+  /** Replaces the key type's default algorithms (JWT_ALGORITHMS); each must suit a key. */
+  algorithms?: readonly SupportedAlgorithm[] | undefined;
+}
 
 /**
  * Verifies bearer tokens with fixed keys (HS256 secrets or PEM public keys), synchronously. With several
@@ -86,8 +73,7 @@ export class JwtVerifier implements TokenVerifier {
   private readonly keys: readonly { key: KeyObject; options: VerifyOptions }[];
 
   constructor(options: JwtVerifierOptions) {
-    const keys =
-      "secret" in options ? [createSecretKey(Buffer.from(options.secret, "utf8"))] : "key" in options ? [options.key] : options.keys;
+    const { keys } = options;
     if (keys.length === 0) throw new Error("no key to verify tokens with");
     const algorithms = allowedAlgorithmsForKeys(keys, options.algorithms);
     this.keys = keys.map((key, index) => ({ key, options: verifyOptions(algorithms[index]!, options) }));

@@ -1,7 +1,4 @@
-/** Anything that verifies a bearer token: returns (or resolves to) its claims, or throws/rejects to refuse it. */
-export interface ClaimsVerifier<Claims> {
-  verify(token: string): Claims | Promise<Claims>;
-}
+import type { TokenVerifier } from "./token-verifier.js";
 
 /**
  * How long a verification is reused by default: the longest a token signed with a key withdrawn while the
@@ -33,14 +30,14 @@ interface Entry<Claims> {
  * again, which judges it exactly as without the cache (clock tolerance included). Refused tokens are never
  * remembered, and a token without a numeric exp is never cached. The cache holds at most maxEntries.
  */
-export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements ClaimsVerifier<Claims> {
+export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements TokenVerifier<Claims> {
   private readonly entries = new Map<string, Entry<Claims>>();
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
 
   constructor(
-    private readonly verifier: ClaimsVerifier<Claims>,
+    private readonly verifier: TokenVerifier<Claims>,
     options: VerifiedTokenCacheOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? 10_000;

@@ -11,12 +11,20 @@ function pathOnly(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Responses whose 503 states where the server is (its store not open yet, shutting down), not a failure. */
+const stateAnswers = new WeakSet<Response>();
+
+/** Marks a 503 that states where the server is: its access line is info; the state's change has a line of its own. */
+export function answersWithState(res: Response): void {
+  stateAnswers.add(res);
+}
+
 /**
- * Failures of the server are errors; 503 is a warning, since it is what readiness answers on purpose
- * during every shutdown; anything a client caused is part of normal traffic.
+ * Failures of the server are errors; a 503 is a warning (an outage, whose cause the error handler logs too), unless
+ * it states where the server is; anything a client caused is part of normal traffic.
  */
-function levelFor(status: number): "error" | "warn" | "info" {
-  if (status === 503) return "warn";
+function levelFor(status: number, res: Response): "error" | "warn" | "info" {
+  if (status === 503) return stateAnswers.has(res) ? "info" : "warn";
   return status >= 500 ? "error" : "info";
 }
 
@@ -37,7 +45,7 @@ export function requestLogging(logger: Logger): RequestHandler {
     const req = this.req;
     const status = this.statusCode;
     const answered = this.writableFinished;
-    accessLog[answered ? levelFor(status) : "info"](
+    accessLog[answered ? levelFor(status, this) : "info"](
       {
         req: { id: req.id, method: req.method, url: pathOnly(req.url), remoteAddress: req.ip },
         res: { statusCode: status },

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { answersWithState } from "../edge/request-logging.js";
 import type { Logger } from "../logger.js";
 import { requestLogger } from "../request-logger.js";
 import { errorBody } from "../errors/error-body.js";
@@ -12,13 +13,17 @@ export const notFound: RequestHandler = (req, _res, next) => {
 
 /**
  * The one place a thrown error becomes a response: the contract's Error body, never HTML or a stack, with
- * the headers its status carries. Unexpected errors get a generic 500; their detail goes to the log only.
+ * the headers its status carries. Unexpected errors get a generic 500; their detail goes to the log only. A 5xx
+ * with a cause (an outage) logs it; one without states where the server is (not open yet, shutting down), which
+ * the server logs once as it changes, so its answers add no line beyond the access log's, and that one at info.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const mapped = httpErrorFor(err);
     if (!mapped) requestLogger(logger, req).error({ err }, "unexpected failure");
-    else if (mapped.status >= 500) requestLogger(logger, req).warn({ err: mapped.cause }, mapped.message);
+    else if (mapped.status >= 500 && mapped.cause !== undefined)
+      requestLogger(logger, req).warn({ err: mapped.cause }, mapped.message);
+    else if (mapped.status === 503) answersWithState(res);
     if (res.headersSent) {
       res.destroy();
       return;

@@ -8,6 +8,7 @@ import {
 } from "../auth/auth-errors.js";
 import { PlantIdConflictError } from "../plants/plant-id-conflict.js";
 import { StoreUnavailableError } from "../store/store-unavailable.js";
+import { StoreNotOpenError } from "../store/waiting-store.js";
 import {
   ConflictError,
   ForbiddenError,
@@ -26,14 +27,21 @@ export function httpErrorFor(error: unknown): HttpError | undefined {
   if (error instanceof MissingTokenError) return new UnauthorizedError(ErrorCode.MissingToken, error.message);
   if (error instanceof InvalidTokenError) return new UnauthorizedError(ErrorCode.InvalidToken, error.message);
   if (error instanceof InsufficientScopeError) return new ForbiddenError(error.requiredScopes);
-  if (error instanceof RateLimitExceededError) return new TooManyRequestsError(error.limitPerMinute, error.retryAfterSeconds);
+  if (error instanceof RateLimitExceededError)
+    return new TooManyRequestsError(error.limitPerMinute, error.retryAfterSeconds);
   if (error instanceof PlantIdConflictError) return new ConflictError(error.message);
   if (error instanceof StoreUnavailableError) {
-    return new ServiceUnavailableError(ErrorCode.StoreUnavailable, "the store is unavailable; retry the same request", 1, error);
+    // Not open yet is a state the store's own lines report, not an outage with a cause worth a line per request.
+    const cause = error instanceof StoreNotOpenError ? undefined : error;
+    return new ServiceUnavailableError(
+      ErrorCode.StoreUnavailable,
+      "the store is unavailable; retry the same request",
+      1,
+      cause,
+    );
   }
   if (error instanceof IdentityProviderUnavailableError) {
     return new ServiceUnavailableError(ErrorCode.IdentityProviderUnavailable, error.message, 5, error.cause);
   }
   return undefined;
 }
-

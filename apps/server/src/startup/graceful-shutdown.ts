@@ -6,8 +6,8 @@ import { stopAccepting } from "../runtime-internals/stop-accepting.js";
 import type { PlantStore } from "../store/plant-store.js";
 
 export interface ShutdownDeps {
-  /** The API server: drained. None when the app was never served (in-process tests). */
-  server?: Server;
+  /** The API server: drained (closed at once when it never listened, as in in-process tests). */
+  server: Server;
   /** Servers with nothing worth draining (the metrics port): closed at once after the API server. */
   auxiliaryServers: Server[];
   store: PlantStore;
@@ -17,42 +17,55 @@ export interface ShutdownDeps {
   delayMs: number;
   /** How long open connections may stay once the server stops accepting, before they are closed. */
   timeoutMs: number;
-  /** When tracing: its last spans are exported within what is left of timeoutMs. */
-  tracing?: { shutdown(timeoutMs: number): Promise<void> } | undefined;
+  /** Its last spans are exported within what is left of timeoutMs (nothing to do when not tracing). */
+  tracing: { shutdown(timeoutMs: number): Promise<void> };
 }
 
 /**
  * The shutdown sequence, run once however many signals arrive: mark not-ready (answers now close their
  * connection), keep serving for delayMs so load balancers notice, stop accepting, wait for every open
  * connection to close after its last answer or by its keep-alive timeout (at most timeoutMs, then close
- * what is left), then close the store. Resolves when everything is closed; the caller exits.
+ * what is left), then close the store and tracing. Resolves when everything is closed; the caller exits. After a
+ * failed start it skips the delay (no load balancer has sent traffic yet) and logs nothing (the failure's line is the
+ * one that matters). Servers that never listened close at once.
  * See docs/graceful-shutdown.md.
  */
-export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promise<void> {
+export function gracefulShutdown(deps: ShutdownDeps): Shutdown {
   let running: Promise<void> | undefined;
-  return (signal) => {
-    running ??= run(deps, signal);
+  return (signal, options = {}) => {
+    running ??= options.startFailed
+      ? run({ ...deps, logger: silent(deps.logger) }, signal, 0)
+      : run(deps, signal, deps.delayMs);
     return running;
   };
 }
 
-async function run(deps: ShutdownDeps, signal: string): Promise<void> {
+/** Runs the sequence once, however often called: on a signal, or to close what a failed start had opened. */
+export type Shutdown = (signal: string, options?: { startFailed?: boolean }) => Promise<void>;
+
+function silent(logger: Logger): Logger {
+  const quiet = logger.child({});
+  quiet.level = "silent";
+  return quiet;
+}
+
+async function run(deps: ShutdownDeps, signal: string, delayMs: number): Promise<void> {
   const { server, logger } = deps;
   deps.lifecycle.beginShutdown();
-  logger.info({ signal, delayMs: deps.delayMs, timeoutMs: deps.timeoutMs }, "shutting down: readiness is now 503");
-  if (deps.delayMs > 0) await delay(deps.delayMs);
+  logger.info({ signal, delayMs, timeoutMs: deps.timeoutMs }, "shutting down: readiness is now 503");
+  if (delayMs > 0) await delay(delayMs);
 
-  logger.info("shutting down: no longer accepting connections; open ones close after their next answer or keep-alive timeout");
+  logger.info(
+    "shutting down: no longer accepting connections; open ones close after their next answer or keep-alive timeout",
+  );
   const timeoutAt = Date.now() + deps.timeoutMs;
-  if (server) {
-    const drained = stopAccepting(server);
-    const deadline = setTimeout(() => {
-      logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
-      server.closeAllConnections();
-    }, deps.timeoutMs);
-    await drained;
-    clearTimeout(deadline);
-  }
+  const drained = stopAccepting(server);
+  const deadline = setTimeout(() => {
+    logger.warn("shutdown timeout reached: closing the connections still open, with their requests in flight");
+    server.closeAllConnections();
+  }, deps.timeoutMs);
+  await drained;
+  clearTimeout(deadline);
 
   await Promise.all(
     deps.auxiliaryServers.map(
@@ -64,6 +77,6 @@ async function run(deps: ShutdownDeps, signal: string): Promise<void> {
     ),
   );
   await deps.store.close();
-  await deps.tracing?.shutdown(Math.max(0, timeoutAt - Date.now()));
+  await deps.tracing.shutdown(Math.max(0, timeoutAt - Date.now()));
   logger.info("stopped");
 }

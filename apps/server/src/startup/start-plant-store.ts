@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Express } from "express";
 import { createApp } from "../app.js";
 import { VerifiedTokenCache } from "../auth/verified-token-cache.js";
@@ -9,17 +10,18 @@ import type { AdmissionClock } from "../connection/admission-clock.js";
 import { createLogger, type Logger } from "../logger.js";
 import { Lifecycle } from "../ops/lifecycle.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
+import { oneLine } from "../one-line.js";
 import { databaseSystem, describeDatabase, isTransientOpenError, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
-import { WaitingStore } from "../store/waiting-store.js";
-import { instrument } from "../tracing/instrument.js";
+import { WaitingStore, type WaitingState } from "../store/waiting-store.js";
 import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { gracefulShutdown } from "./graceful-shutdown.js";
 import { createMetricsServer } from "./metrics-server.js";
+import { type ListenTarget, listenFailure, StartFailure } from "./start-failure.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
-/** Parts a caller supplies instead of the ones the configuration would make (tests, mostly), and how the store opens. */
+/** Parts a caller supplies instead of those the configuration would make (tests, mostly), and how the store opens. */
 export interface PlantStoreOverrides {
   /** Instead of a logger at LOG_LEVEL on stdout (tests capture the lines). */
   logger?: Logger;
@@ -39,55 +41,56 @@ export interface PlantStoreOverrides {
 /** How long startPlantStore waits for the first attempt to open the store before it reports listening anyway. */
 const FIRST_ATTEMPT_GRACE_MS = 2_000;
 
-/** The server's parts before anything listens: what tests drive through supertest, and what startPlantStore serves. */
+/** The whole server, built and listening nowhere: what tests drive with supertest, and what startPlantStore serves. */
 export interface ComposedPlantStore {
   app: Express;
+  /** The API's HTTP server (admission control, timeouts, connection errors), not listening yet. */
+  server: Server;
+  /** The GET /metrics server when METRICS_PORT is set, not listening yet. */
+  metricsServer: Server | undefined;
   store: PlantStore;
+  /** With storeInBackground: the store while it opens (its `state` says how far it got). */
+  waitingStore: WaitingStore | undefined;
   metrics: Metrics;
   lifecycle: Lifecycle;
   logger: Logger;
-  tracing: Tracing | undefined;
+  tracing: Tracing;
   /** Set when no key source was configured and this development run made up its own HS256 secret. */
-  developmentSecret?: string;
-  /** The shutdown sequence with no server to drain (readiness 503, close the store); runs once however often called. */
-  shutdown: (signal?: string) => Promise<void>;
-  /** With storeInBackground: the store still opening, whose `failure` is a configuration error that must end the process. */
-  waitingStore?: WaitingStore;
+  developmentSecret: string | undefined;
+  /** The graceful shutdown (readiness 503, drain, close the store and tracing); runs once however often called. */
+  shutdown: (signal?: string, options?: { startFailed?: boolean }) => Promise<void>;
 }
 
-export interface RunningPlantStore {
+export interface RunningPlantStore extends ComposedPlantStore {
   /** Where the API listens, e.g. http://127.0.0.1:3000. */
   url: string;
   /** Where GET /metrics listens when METRICS_PORT is set. */
-  metricsUrl?: string;
-  app: Express;
-  server: Server;
-  metricsServer?: Server;
-  store: PlantStore;
-  metrics: Metrics;
-  lifecycle: Lifecycle;
-  logger: Logger;
-  /** Set when no key source was configured and this development run made up its own HS256 secret. */
-  developmentSecret?: string;
-  /** The graceful shutdown sequence (readiness 503, drain, close the store); runs once however often called. */
-  shutdown: (signal?: string) => Promise<void>;
-  /** With storeInBackground: the store still opening, whose `failure` is a configuration error that must end the process. */
-  waitingStore?: WaitingStore;
+  metricsUrl: string | undefined;
+  /**
+   * Settles if the start fails after startPlantStore has returned: the store's wait ended in an error no retry
+   * fixes (a database that comes up refusing our credentials). The line is logged and everything closed by then.
+   */
+  failed: Promise<StartFailure>;
 }
 
 /**
- * The composition root: turns a validated configuration into the app and what it runs on (store, metrics,
- * lifecycle, tracing), listening nowhere. startPlantStore serves it; in-process tests drive it with supertest.
+ * The composition root: turns a validated configuration into the whole server (token verifier, tracing, logger,
+ * store, app, its HTTP servers and their shutdown), listening nowhere. Fails with auth's ConfigError before anything
+ * is started, or with a StartFailure naming DATABASE_URL when the store cannot be opened (tracing is stopped first).
  */
-export async function composePlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<ComposedPlantStore> {
-  const metrics = overrides.metrics ?? createMetrics();
-  // Before the store opens (see load-tracing.ts); undefined, and nothing of the SDK loaded, unless configured.
-  const tracing = await loadTracing(tracesExport(config), metrics.registry);
-  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing?.logFields);
-  tracing?.logTo(logger);
+export async function composePlantStore(
+  config: Config,
+  overrides: PlantStoreOverrides = {},
+): Promise<ComposedPlantStore> {
   const { verifier, developmentSecret, keys } = createTokenVerifier(config);
+  const metrics = overrides.metrics ?? createMetrics();
+  // Before the store opens (see load-tracing.ts); nothing of the SDK is loaded unless traces are exported.
+  const tracing = await loadTracing(tracesExport(config), metrics.registry);
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing.logFields);
+  tracing.logTo(logger);
   // The scopes a token must grant, so whoever mints one (pnpm token reads JWT_REQUIRED_SCOPE) sees what to grant.
   logger.info({ keys, requiredScopes: config.JWT_REQUIRED_SCOPE ?? [] }, "token keys loaded");
+
   const waitingStore =
     overrides.store === undefined && overrides.storeInBackground
       ? new WaitingStore({
@@ -96,9 +99,19 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
           logger,
         })
       : undefined;
-  const openedStore = overrides.store ?? waitingStore ?? (await openStore(config, logger));
-  const { store, verifier: tokenVerifier, first } = instrument(tracing, {
-    store: openedStore,
+  let opened: PlantStore;
+  try {
+    opened = overrides.store ?? waitingStore ?? (await openStore(config, logger));
+  } catch (error) {
+    await tracing.shutdown(0);
+    throw storeFailure(error);
+  }
+  const {
+    store,
+    verifier: tokenVerifier,
+    first,
+  } = tracing.instrument({
+    store: opened,
     system: databaseSystem(config.DATABASE_URL),
     // Clients send the same token on every request: its signature is verified once, not per request.
     verifier: new VerifiedTokenCache(verifier),
@@ -120,92 +133,124 @@ export async function composePlantStore(config: Config, overrides: PlantStoreOve
     validateResponses: config.VALIDATE_RESPONSES,
     publicUrl: config.PUBLIC_URL,
   });
-  const shutdown = shutdownSequence(config, { store, lifecycle, logger, tracing }, { auxiliaryServers: [] });
+  const admission = config.ADMISSION_CONTROL ? { metrics, clock: overrides.admissionClock } : undefined;
+  const server = createHttpServer(app, config, logger, admission);
+  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
+  const shutdown = gracefulShutdown({
+    server,
+    auxiliaryServers: metricsServer === undefined ? [] : [metricsServer],
+    store,
+    lifecycle,
+    logger,
+    tracing,
+    delayMs: config.SHUTDOWN_DELAY_MS,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
   return {
     app,
+    server,
+    metricsServer,
     store,
+    waitingStore,
     metrics,
     lifecycle,
     logger,
     tracing,
-    ...(developmentSecret !== undefined && { developmentSecret }),
-    shutdown: (signal = "shutdown") => shutdown(signal),
-    ...(waitingStore !== undefined && { waitingStore }),
+    developmentSecret,
+    shutdown: (signal = "shutdown", options) => shutdown(signal, options),
   };
 }
 
 /**
- * Starts the server: the composed app (composePlantStore) served on HOST:PORT, the metrics server on
- * METRICS_PORT when set, and the graceful shutdown of both. main.ts and, through main, the benchmark start it here.
+ * Starts the server: composes it (composePlantStore), listens on HOST:PORT and, when set, METRICS_HOST:METRICS_PORT,
+ * then gives the store's first attempt to open a moment, so the line that says where it listens also says it is ready
+ * in the usual case. Any failure, now or later while the store opens, takes one path: one log line naming the setting,
+ * everything composed closed, then a StartFailure (thrown here, or settling `failed`). main.ts starts it here.
  */
 export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
-  const { app, store, metrics, lifecycle, logger, tracing, developmentSecret, waitingStore } = await composePlantStore(config, overrides);
-  const admission = config.ADMISSION_CONTROL ? { metrics, clock: overrides.admissionClock } : undefined;
-  const server = createHttpServer(app, config, logger, admission);
-  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
+  const composed = await composePlantStore(config, overrides);
+  const { logger, waitingStore } = composed;
+  const abandon = abandonStart(config, composed);
   let url: string;
   let metricsUrl: string | undefined;
   try {
-    url = await listen(server, config.PORT, config.HOST, config.LISTEN_BACKLOG);
-    if (metricsServer) metricsUrl = `${await listen(metricsServer, config.METRICS_PORT ?? 0, config.METRICS_HOST ?? config.HOST)}/metrics`;
+    url = await listen(composed.server, {
+      port: config.PORT,
+      host: config.HOST,
+      portSetting: "PORT",
+      hostSetting: "HOST",
+      backlog: config.LISTEN_BACKLOG,
+    });
+    metricsUrl =
+      composed.metricsServer === undefined
+        ? undefined
+        : `${await listen(composed.metricsServer, {
+            port: config.METRICS_PORT ?? 0,
+            host: config.METRICS_HOST ?? config.HOST,
+            portSetting: "METRICS_PORT",
+            hostSetting: config.METRICS_HOST === undefined ? "HOST" : "METRICS_HOST",
+          })}/metrics`;
+    const state = waitingStore === undefined ? undefined : await firstAttempt(waitingStore);
+    if (state?.kind === "failed") throw state.error;
+    const ready = state === undefined || state.kind === "open";
+    logger.info({ url, database: describeDatabase(config.DATABASE_URL), ready }, "plant store listening");
   } catch (error) {
-    server.close();
-    metricsServer?.close();
-    await store.close().catch(() => undefined);
-    throw error;
+    throw await abandon(error);
   }
-  if (waitingStore !== undefined) {
-    // Already listening (GET /healthz answers). The line below waits for the first attempt to open the store,
-    // briefly, so whoever reads it finds the server ready in the usual case; a configuration error ends the start.
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([waitingStore.firstAttempt, new Promise((resolve) => (grace = setTimeout(resolve, FIRST_ATTEMPT_GRACE_MS)))]);
-    clearTimeout(grace);
-    if (waitingStore.failedWith !== undefined) {
-      server.close();
-      metricsServer?.close();
-      throw waitingStore.failedWith;
-    }
-  }
-  const ready = waitingStore?.isOpen ?? true;
-  logger.info({ url, database: describeDatabase(config.DATABASE_URL), ready }, "plant store listening");
   if (metricsUrl !== undefined) logger.info({ metricsUrl }, "metrics listening");
+  // From here on, only the store's wait can still fail the start.
+  const failed =
+    waitingStore === undefined ? new Promise<never>(() => undefined) : storeFailed(waitingStore).then(abandon);
+  return { ...composed, url, metricsUrl, failed };
+}
 
-  const shutdown = shutdownSequence(
-    config,
-    { store, lifecycle, logger, tracing },
-    { server, auxiliaryServers: metricsServer ? [metricsServer] : [] },
-  );
-  return {
-    url,
-    ...(metricsUrl !== undefined && { metricsUrl }),
-    app,
-    server,
-    ...(metricsServer !== undefined && { metricsServer }),
-    store,
-    metrics,
-    lifecycle,
-    logger,
-    ...(developmentSecret !== undefined && { developmentSecret }),
-    shutdown: (signal = "shutdown") => shutdown(signal),
-    ...(waitingStore !== undefined && { waitingStore }),
+/** The one cleanup path of a failed start: the failure as one line naming its setting, then everything closed; once. */
+function abandonStart(config: Config, composed: ComposedPlantStore): (error: unknown) => Promise<StartFailure> {
+  let abandoned: Promise<StartFailure> | undefined;
+  return (error) => {
+    abandoned ??= (async () => {
+      const failure = error instanceof StartFailure ? error : storeFailure(error);
+      composed.logger.fatal({ setting: failure.setting }, `plant store failed to start: ${failure.message}`);
+      await composed.shutdown("start failed", { startFailed: true });
+      return failure;
+    })();
+    return abandoned;
   };
 }
 
-/** The graceful shutdown of these parts with SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS, draining the servers given. */
-function shutdownSequence(
-  config: Config,
-  parts: Pick<ComposedPlantStore, "store" | "lifecycle" | "logger" | "tracing">,
-  servers: Pick<Parameters<typeof gracefulShutdown>[0], "server" | "auxiliaryServers">,
-) {
-  return gracefulShutdown({ ...servers, ...parts, delayMs: config.SHUTDOWN_DELAY_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+/** A failure to open the store no retry fixes, naming DATABASE_URL and the store by path or masked URL. */
+function storeFailure(error: unknown): StartFailure {
+  // openStore's errors name DATABASE_URL and the store (by path, or the URL with its password masked) themselves.
+  return error instanceof StartFailure ? error : new StartFailure("DATABASE_URL", oneLine(error), { cause: error });
 }
 
-/** Listens and resolves with the server's URL, or rejects with the listen error (a port in use). */
-function listen(server: Server, port: number, host: string, backlog?: number): Promise<string> {
+/** The error that ends the store's wait, if one does; never settles for a store that opens or is closed. */
+async function storeFailed(store: WaitingStore): Promise<unknown> {
+  const state = await store.until((state) => state.kind === "failed");
+  return (state as Extract<WaitingState, { kind: "failed" }>).error;
+}
+
+/** The state after the store's first attempt to open, or `opening` still when it takes longer than the grace. */
+async function firstAttempt(store: WaitingStore): Promise<WaitingState> {
+  const grace = new AbortController();
+  const settled = store.until((state) => state.kind !== "opening");
+  const timedOut = delay(FIRST_ATTEMPT_GRACE_MS, undefined, { signal: grace.signal }).then(
+    () => store.state,
+    () => store.state,
+  );
+  const state = await Promise.race([settled, timedOut]);
+  grace.abort();
+  return state;
+}
+
+/** Listens and resolves with the server's URL, or rejects with a StartFailure naming the setting (a port in use). */
+function listen(server: Server, target: ListenTarget & { backlog?: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const refused = (error: Error) => reject(listenFailure(error, target));
+    server.once("error", refused);
+    const { port, host, backlog } = target;
     server.listen({ port, host, ...(backlog !== undefined && { backlog }) }, () => {
-      server.off("error", reject);
+      server.off("error", refused);
       const { address, port: bound } = server.address() as AddressInfo;
       resolve(`http://${address.includes(":") ? `[${address}]` : address}:${bound}`);
     });

@@ -3,8 +3,9 @@ import { describeKey } from "../auth/algorithms.js";
 import { KeySetupError } from "../auth/auth-errors.js";
 import { generateDevelopmentSecret } from "../auth/development-credentials.js";
 import { JwksVerifier } from "../auth/jwks-verifier.js";
-import { JwtVerifier, type TokenVerifier } from "../auth/jwt-verifier.js";
+import { JwtVerifier } from "../auth/jwt-verifier.js";
 import { loadPublicKeys } from "../auth/public-key.js";
+import type { TokenVerifier } from "../auth/token-verifier.js";
 import { type Config, ConfigError } from "../config.js";
 
 type AuthConfig = Pick<
@@ -49,14 +50,7 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
     });
     return { verifier, keys: { source: "JWT_JWKS_URI" } };
   }
-  const usesPublicKey = config.JWT_PUBLIC_KEY !== undefined || config.JWT_PUBLIC_KEY_FILE !== undefined;
-  const developmentSecret =
-    usesPublicKey || config.JWT_SECRET !== undefined ? undefined : generateDevelopmentSecret();
-  const keys: KeyObject[] = usesPublicKey
-    ? publicKeysFrom(config)
-    : [config.JWT_SECRET ?? (developmentSecret as string), config.JWT_SECRET_PREVIOUS]
-        .filter((secret) => secret !== undefined)
-        .map((secret) => createSecretKey(Buffer.from(secret, "utf8")));
+  const { name, keys, developmentSecret } = fixedKeys(config);
   let verifier: JwtVerifier;
   try {
     verifier = new JwtVerifier({ ...claims, keys, algorithms: config.JWT_ALGORITHMS });
@@ -64,14 +58,30 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
     // The keys were checked above, so what the verifier refuses is the configured algorithm list.
     throw new ConfigError(`invalid configuration: JWT_ALGORITHMS: ${(error as Error).message}`);
   }
-  const source = usesPublicKey
-    ? config.JWT_PUBLIC_KEY_FILE !== undefined ? "JWT_PUBLIC_KEY_FILE" : "JWT_PUBLIC_KEY"
-    : developmentSecret !== undefined ? "generated development secret"
-    : config.JWT_SECRET_PREVIOUS !== undefined ? "JWT_SECRET, JWT_SECRET_PREVIOUS" : "JWT_SECRET";
   const count: Record<string, number> = {};
   for (const key of keys) count[describeKey(key)] = (count[describeKey(key)] ?? 0) + 1;
-  const summary = { source, count };
-  return developmentSecret === undefined ? { verifier, keys: summary } : { verifier, developmentSecret, keys: summary };
+  return { verifier, developmentSecret, keys: { source: name, count } };
+}
+
+/** The fixed keys configured (PEM public keys, or HS256 secrets), or a generated development secret when none is. */
+function fixedKeys(config: AuthConfig): { name: string; keys: KeyObject[]; developmentSecret?: string } {
+  if (config.JWT_PUBLIC_KEY_FILE !== undefined || config.JWT_PUBLIC_KEY !== undefined) {
+    const name = config.JWT_PUBLIC_KEY_FILE !== undefined ? "JWT_PUBLIC_KEY_FILE" : "JWT_PUBLIC_KEY";
+    return { name, keys: publicKeysFrom(config) };
+  }
+  if (config.JWT_SECRET !== undefined) {
+    if (config.JWT_SECRET_PREVIOUS === undefined) return { name: "JWT_SECRET", keys: [secretKey(config.JWT_SECRET)] };
+    return {
+      name: "JWT_SECRET, JWT_SECRET_PREVIOUS",
+      keys: [config.JWT_SECRET, config.JWT_SECRET_PREVIOUS].map(secretKey),
+    };
+  }
+  const developmentSecret = generateDevelopmentSecret();
+  return { name: "generated development secret", keys: [secretKey(developmentSecret)], developmentSecret };
+}
+
+function secretKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret, "utf8"));
 }
 
 /** The configured PEM public keys; auth's KeySetupError becomes the ConfigError that stops the start. */
@@ -79,7 +89,8 @@ function publicKeysFrom(config: AuthConfig) {
   try {
     return loadPublicKeys(config);
   } catch (error) {
-    if (error instanceof KeySetupError) throw new ConfigError(`invalid configuration: ${error.variable}: ${error.message}`);
+    if (error instanceof KeySetupError)
+      throw new ConfigError(`invalid configuration: ${error.variable}: ${error.message}`);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type { NewPlant } from "@plant-store/contract";
 import type { Logger } from "../logger.js";
+import { oneLine } from "../one-line.js";
 import type { CreateOutcome, PlantStore } from "./plant-store.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
 
@@ -42,38 +43,42 @@ export interface WaitingStoreOptions {
 }
 
 /**
+ * Where the wait stands. `opening`: attempt number `attempt` is under way; `retrying`: it failed for a reason
+ * that may pass, and the next starts in `retryInMs`; `open`: the store serves; `failed`: a failure no wait fixes
+ * (authentication refused, a path that cannot be created), nothing more is tried; `closed`: close() was called.
+ */
+export type WaitingState =
+  | { kind: "opening"; attempt: number }
+  | { kind: "retrying"; attempt: number; reason: string; retryInMs: number }
+  | { kind: "open"; attempts: number }
+  | { kind: "failed"; error: unknown }
+  | { kind: "closed" };
+
+/**
  * A PlantStore that opens the real one in the background, retrying transient failures with capped
  * exponential backoff and jitter, each failure logged once at warn with its reason. Until the store is open,
- * creates and pings reject with StoreUnavailableError: POST /plants answers 503 StoreUnavailable with
- * Retry-After and GET /readyz 503, as in an outage. A failure that is not transient (authentication
- * refused, a path that cannot be created) ends the wait: `failure` resolves with it, and nothing is retried.
+ * creates and pings reject with StoreNotOpenError: POST /plants answers 503 StoreUnavailable with
+ * Retry-After and GET /readyz 503, as in an outage, and neither logs a line of its own (the state's lines say it).
+ * Its one state (`state`) changes only forward; `until()` waits for the state a caller needs.
  */
 export class WaitingStore implements PlantStore {
+  #state: WaitingState = { kind: "opening", attempt: 1 };
   #store: PlantStore | undefined;
-  #closed = false;
   #wake: (() => void) | undefined;
-  #reportFailure!: (error: unknown) => void;
-  #firstAttemptDone!: () => void;
-
-  /** Resolves with the error that stopped the retries, if one does; never settles otherwise. */
-  readonly failure = new Promise<unknown>((resolve) => {
-    this.#reportFailure = resolve;
-  });
-  /** Resolves once the first attempt to open has succeeded or failed. */
-  readonly firstAttempt = new Promise<void>((resolve) => {
-    this.#firstAttemptDone = resolve;
-  });
+  #waiters: { accepts: (state: WaitingState) => boolean; resolve: (state: WaitingState) => void }[] = [];
 
   constructor(private readonly options: WaitingStoreOptions) {
     void this.run();
   }
 
-  /** The error that stopped the retries, once one has. */
-  failedWith: unknown;
+  get state(): WaitingState {
+    return this.#state;
+  }
 
-  /** Whether the real store is open (and migrated). */
-  get isOpen(): boolean {
-    return this.#store !== undefined;
+  /** Resolves with the first state, the current one included, that `accepts` takes. */
+  until(accepts: (state: WaitingState) => boolean): Promise<WaitingState> {
+    if (accepts(this.#state)) return Promise.resolve(this.#state);
+    return new Promise((resolve) => this.#waiters.push({ accepts, resolve }));
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
@@ -86,54 +91,85 @@ export class WaitingStore implements PlantStore {
 
   /** Stops retrying and closes the store if it is open. An attempt still in flight closes what it opens. */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.#enter({ kind: "closed" });
     this.#wake?.();
-    this.#firstAttemptDone();
     await this.#store?.close();
   }
 
+  private get closed(): boolean {
+    return this.#state.kind === "closed";
+  }
+
+  #enter(state: WaitingState): void {
+    if (this.closed) return;
+    this.#state = state;
+    const waiting = this.#waiters;
+    this.#waiters = waiting.filter((waiter) => !waiter.accepts(state));
+    for (const waiter of waiting) if (waiter.accepts(state)) waiter.resolve(state);
+  }
+
   private async run(): Promise<void> {
-    const { logger, schedule = STORE_OPEN_RETRY } = this.options;
+    const { schedule = STORE_OPEN_RETRY } = this.options;
     const startedAt = Date.now();
-    for (let attempt = 1; !this.#closed; attempt++) {
-      // An attempt that neither succeeds nor fails soon is waiting: on a migration lock another instance holds
-      // (Kysely waits for it), or on a connection that gets no answer (up to PG_CONNECT_TIMEOUT_MS).
-      let slow = false;
-      const slowTimer = setTimeout(() => {
-        slow = true;
-        logger.info({ attempt, waitedMs: SLOW_ATTEMPT_MS }, "store still opening: waiting on the database or its migration lock");
-      }, SLOW_ATTEMPT_MS);
-      slowTimer.unref?.();
-      try {
-        const store = await this.options.open().finally(() => clearTimeout(slowTimer));
-        if (this.#closed) {
-          await store.close();
-          return;
-        }
-        this.#store = store;
-        this.#firstAttemptDone();
-        if (attempt > 1 || slow) logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
+    for (let attempt = 1; !this.closed; attempt++) {
+      this.#enter({ kind: "opening", attempt });
+      const outcome = await this.attempt(attempt);
+      if (this.closed) {
+        if ("store" in outcome) await outcome.store.close();
         return;
-      } catch (error) {
-        if (this.#closed) return;
-        if (!this.options.isTransient(error)) {
-          this.failedWith = error;
-          this.#reportFailure(error);
-          this.#firstAttemptDone();
-          return;
-        }
-        this.#firstAttemptDone();
-        const retryInMs = Math.round(retryDelayMs(attempt, schedule, this.options.random));
-        logger.warn({ attempt, retryInMs, reason: reasonOf(error) }, "store unavailable at start; retrying");
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, retryInMs);
-          this.#wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
       }
+      if ("store" in outcome) {
+        this.#store = outcome.store;
+        this.#enter({ kind: "open", attempts: attempt });
+        if (attempt > 1 || outcome.slow) {
+          this.options.logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
+        }
+        return;
+      }
+      if (!this.options.isTransient(outcome.error)) {
+        this.#enter({ kind: "failed", error: outcome.error });
+        return;
+      }
+      const retryInMs = Math.round(retryDelayMs(attempt, schedule, this.options.random));
+      // openStore's errors name DATABASE_URL where the setting is the likely cause (a host not found, say).
+      const reason = oneLine(outcome.error);
+      this.#enter({ kind: "retrying", attempt, reason, retryInMs });
+      this.options.logger.warn({ attempt, retryInMs, reason }, "store unavailable at start; retrying");
+      await this.pause(retryInMs);
     }
+  }
+
+  /**
+   * One attempt to open. One that neither succeeds nor fails soon is waiting: on a migration lock another instance
+   * holds (Kysely waits for it), or on a connection that gets no answer (up to PG_CONNECT_TIMEOUT_MS); said once.
+   */
+  private async attempt(attempt: number): Promise<{ store: PlantStore; slow: boolean } | { error: unknown }> {
+    let slow = false;
+    const slowTimer = setTimeout(() => {
+      slow = true;
+      this.options.logger.info(
+        { attempt, waitedMs: SLOW_ATTEMPT_MS },
+        "store still opening: waiting on the database or its migration lock",
+      );
+    }, SLOW_ATTEMPT_MS);
+    slowTimer.unref?.();
+    try {
+      return { store: await this.options.open(), slow };
+    } catch (error) {
+      return { error };
+    } finally {
+      clearTimeout(slowTimer);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
 
@@ -144,14 +180,4 @@ export class StoreNotOpenError extends StoreUnavailableError {
 
 function notOpenYet(): StoreNotOpenError {
   return new StoreNotOpenError("the store is not open yet");
-}
-
-/** One line on why an attempt failed: the innermost message (a pg AggregateError has none of its own) or its code. */
-function reasonOf(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (current instanceof AggregateError && current.errors[0] instanceof Error) current = current.errors[0];
-  if (!(current instanceof Error)) return String(current);
-  const code = (current as { code?: unknown }).code;
-  return current.message || (typeof code === "string" ? code : current.name);
 }

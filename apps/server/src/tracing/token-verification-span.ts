@@ -1,6 +1,7 @@
 import { SpanStatusCode, type Span, type Tracer } from "@opentelemetry/api";
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
-import type { ClaimsVerifier, VerifiedTokenCache } from "../auth/verified-token-cache.js";
+import type { TokenVerifier } from "../auth/token-verifier.js";
+import type { VerifiedTokenCache } from "../auth/verified-token-cache.js";
 import { errorTypeOf } from "./error-type.js";
 
 /** Whether the verified-token cache answered (true) or the signature was checked (false). */
@@ -10,7 +11,7 @@ export const ATTR_TOKEN_CACHE_HIT = "plant_store.token_cache.hit";
 export function traceTokenVerification<Claims extends { exp?: unknown }>(
   tracer: Tracer,
   cache: VerifiedTokenCache<Claims>,
-): ClaimsVerifier<Claims> {
+): TokenVerifier<Claims> {
   const refused = (span: Span, error: unknown) => {
     span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
     span.setStatus({ code: SpanStatusCode.ERROR });

@@ -141,25 +141,30 @@ export function serverProcesses(
   };
 }
 
-/** Runs the built server expecting it to refuse to start; resolves with its exit code and stderr. */
+/** Runs the built server expecting it to refuse to start; resolves with its exit code and output. */
 export function runServerExpectingExit(
   env: Record<string, string>,
   { cwd }: { cwd?: string } = {},
-): Promise<{ code: number | null; stderr: string }> {
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  let stdout = "";
   let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  // 'close', not 'exit': the output is whole once both streams have ended.
   return new Promise((resolve) =>
-    child.on("exit", (code) => {
+    child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr });
+      resolve({ code, stdout, stderr });
     }),
   );
 }

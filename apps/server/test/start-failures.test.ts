@@ -1,0 +1,99 @@
+import net from "node:net";
+import { ErrorCode } from "@plant-store/contract";
+import { expect, it, onTestFinished } from "vitest";
+import { signToken } from "../src/auth/sign-token.js";
+import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
+
+const SECRET = "start-failures-secret-at-least-32-characters";
+const servers = serverProcesses({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false" });
+
+const logLines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** What a start that failed logged at warn or above: its one failure line, and nothing else. */
+const loudLines = (stdout: string) => logLines(stdout).filter((line) => Number(line.level) >= 40);
+
+/** A port something else listens on for the rest of the test. */
+async function takenPort(): Promise<number> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  return (holder.address() as net.AddressInfo).port;
+}
+
+/** A port nothing listens on: a database there refuses connections, as one not started yet. */
+async function refusedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+it("a second server on the port of one still in its shutdown delay exits 1 with one JSON line naming PORT and the likely cause", async () => {
+  const first = await servers.start({ SHUTDOWN_DELAY_MS: "5000" });
+  first.child.kill("SIGTERM");
+  await first.waitForStdout(/readiness is now 503/);
+
+  const second = await runServerExpectingExit({ JWT_SECRET: SECRET, PORT: String(first.port) });
+  expect(second.code).toBe(1);
+  expect(second.stderr).toBe("");
+  expect(loudLines(second.stdout)).toEqual([
+    {
+      level: 60,
+      time: expect.any(Number),
+      pid: expect.any(Number),
+      hostname: expect.any(String),
+      setting: "PORT",
+      msg: `plant store failed to start: PORT: 127.0.0.1:${first.port} is already in use: another process listens there, most likely a plant store not yet stopped or still in its shutdown delay (SHUTDOWN_DELAY_MS); stop it, or choose another PORT`,
+    },
+  ]);
+  // The failure is the last line: closing what the start had opened adds none.
+  expect(logLines(second.stdout).at(-1)).toMatchObject({ setting: "PORT" });
+});
+
+it.each([
+  ["METRICS_PORT in use", "METRICS_PORT", async () => ({ METRICS_PORT: String(await takenPort()) }), /is already in use/],
+  ["HOST not an address of this machine", "HOST", async () => ({ HOST: "192.0.2.1" }), /^plant store failed to start: HOST: 192\.0\.2\.1 is not an address of this machine$/],
+] as const)("%s: exits 1 with one JSON line naming %s", async (_case, setting, envFor, message) => {
+  const result = await runServerExpectingExit({ JWT_SECRET: SECRET, ...(await envFor()) });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toBe("");
+  expect(loudLines(result.stdout)).toEqual([expect.objectContaining({ level: 60, setting, msg: expect.stringMatching(message) })]);
+});
+
+/** Probes and creates against a server still waiting for its store: each answered 503 StoreUnavailable. */
+async function probeWhileWaiting(server: ServerProcess): Promise<void> {
+  const token = signToken({ secret: SECRET });
+  for (let round = 0; round < 3; round++) {
+    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(503);
+    const created = await fetch(`${server.baseUrl}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: '{"id": 1, "name": "Fern"}',
+    });
+    expect(created.status).toBe(503);
+    expect(await created.json()).toMatchObject({ error: ErrorCode.StoreUnavailable });
+  }
+}
+
+it("while it waits for its database, probes and creates add no warning and no stack: the retries' lines say why, once per attempt", async () => {
+  const server = await servers.start({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await refusedPort()}/plants` });
+  await probeWhileWaiting(server);
+  await server.waitForStdout(/"attempt":2,.*store unavailable at start; retrying/);
+  await server.stop();
+  await server.outputClosed;
+
+  const lines = logLines(server.stdout());
+  const loud = lines.filter((line) => Number(line.level) >= 40);
+  expect(loud.length).toBeGreaterThanOrEqual(2);
+  for (const line of loud) expect(line).toMatchObject({ level: 40, msg: "store unavailable at start; retrying", reason: expect.stringMatching(/ECONNREFUSED/) });
+  const answered = lines.filter((line) => line.msg === "request completed" && (line.res as { statusCode: number }).statusCode === 503);
+  expect(answered).toHaveLength(6);
+  for (const line of answered) expect(line.level).toBe(30);
+  expect(server.stdout()).not.toMatch(/StoreNotOpenError|"stack"/);
+});
+
