@@ -174,7 +174,12 @@ describe("backup and restore through real processes", () => {
     rmSync(join(dir, "data"), { recursive: true });
     const restored = await runCli(["restore", snapshot], { DATABASE_URL: databaseFile });
     expect(restored.stderr).toBe("");
-    expect(restored).toMatchObject({ code: 0, stdout: `restored ${plantsInSnapshot} plants (schema 0002_create_writer_probe) from ${snapshot} to ${databaseFile}\n` });
+    expect(restored).toMatchObject({
+      code: 0,
+      stdout:
+        `restored ${plantsInSnapshot} plants (schema version 2, this server's) from ${snapshot} to ${databaseFile}\n` +
+        `there was no store at ${databaseFile}: this is a new one; check that the server's DATABASE_URL names it\n`,
+    });
     expect(readdirSync(join(dir, "data"))).toEqual(["plants.db"]);
     expect(integrityOf(databaseFile)).toBe("ok");
 
@@ -288,7 +293,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const cases: [string[], RegExp][] = [
       [["restore", join(dir, "missing.db")], /^plant-store restore: there is no file at .+missing\.db\n$/],
       [["restore", notSqlite], /^plant-store restore: .+notes\.txt is not a SQLite database\n$/],
-      [["restore", newer, "--force"], /^plant-store restore: .+newer\.db has schema version 9999_from_the_future, newer than this server's 0002_create_writer_probe: restore it with the release that wrote it\n$/],
+      [["restore", newer, "--force"], /^plant-store restore: .+newer\.db has schema version 9999, newer than this server's 2: restore it with the release that wrote it\n$/],
       [["restore", corrupt, "--force"], /^plant-store restore: .+corrupt\.db (fails the integrity check: .+|is not a Plant Store database.*)\n$/],
       [["restore", snapshot], /^plant-store restore: the store at .+plants\.db holds 1 plants: replace them with --force\n$/],
       [["restore"], /^plant-store restore: the snapshot's <file> is missing\n$/],
@@ -316,7 +321,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     await server.exited;
     const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(result.stdout).toMatch(/^restored 1 plants \(schema 0002_create_writer_probe\) from .+ to .+plants\.db, replacing 2 plants\n$/);
+    expect(result.stdout).toMatch(/^restored 1 plants \(schema version 2, this server's\) from .+ to .+plants\.db, replacing 2 plants\n$/);
     expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
   });
 

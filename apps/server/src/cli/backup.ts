@@ -24,11 +24,12 @@ const SNAPSHOT_NAME = /^plants-\d{8}T\d{6}Z\.db$/;
 export const backup: Command = {
   name: "backup",
   summary: "write a consistent snapshot of the SQLite store while the server runs (once, or every N minutes)",
-  usage: ["<file>", "--dir <dir> [--every <minutes>] [--keep <count>] [--metrics-port <port>]"],
+  usage: ["<file> [--force]", "--dir <dir> [--every <minutes>] [--keep <count>] [--metrics-port <port>]"],
   description: [
     "Copies the SQLite store in DATABASE_URL with SQLite's online backup API while the server goes on serving:",
     "the snapshot holds every plant committed when it started. It is written to <file>.partial and renamed into",
-    "place once complete, then the plants it holds, its size and the time it took are printed.",
+    "place once complete, then the plants it holds, its size and the time it took are printed. An existing <file>",
+    "is refused unless --force. Relative paths are from the working folder (apps/server for `pnpm backup`).",
     "",
     `With --dir it keeps running: a snapshot at start, then one every --every minutes (default ${DEFAULT_EVERY_MINUTES}),`,
     `named plants-<UTC time>.db; once a snapshot is complete, all but the newest --keep (default ${DEFAULT_KEEP}) are`,
@@ -44,6 +45,7 @@ export const backup: Command = {
     "PostgreSQL stores are backed up with pg_dump or point-in-time recovery instead (docs/deploying.md).",
   ].join("\n"),
   options: {
+    force: { type: "boolean", description: "replace an existing <file>" },
     dir: { type: "string", value: "dir", description: "take snapshots on a schedule into this folder" },
     every: {
       type: "string",
@@ -66,6 +68,7 @@ export const backup: Command = {
     try {
       if (typeof args.values.dir === "string") {
         if (args.positionals.length > 0) throw new CommandError("give a <file> or --dir, not both");
+        if (args.values.force !== undefined) throw new CommandError("--force goes with a <file>, not --dir");
         const every = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES);
         if (every > MAX_EVERY_MINUTES) throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`);
         if (every < MIN_EVERY_MINUTES) {
@@ -79,11 +82,13 @@ export const backup: Command = {
         return await backUpEvery(storeFile, schedule, metricsPort === undefined ? undefined : { port: metricsPort, host: metricsHost }, stop.signal);
       }
       for (const flag of ["every", "keep", "metrics-port"]) if (args.values[flag] !== undefined) throw new CommandError(`--${flag} goes with --dir`);
+      const force = args.values.force === true;
       const destination = resolve(onePositional(args, "the snapshot's <file> (or --dir <dir>)"));
       if (existsSync(destination) && statSync(destination).isDirectory()) {
         throw new CommandError(`${destination} is a folder: give a file name, or --dir for scheduled snapshots`);
       }
-      if (destination === resolve(storeFile)) throw new CommandError("the snapshot cannot replace the store itself");
+      if (destination === resolve(storeFile)) throw new CommandError(`${destination} is the store itself (DATABASE_URL): the snapshot cannot replace it`);
+      if (existsSync(destination) && !force) throw new CommandError(`${destination} exists: give another name, or replace it with --force`);
       const snapshot = await backUpOnce(storeFile, destination, stop.signal);
       process.stdout.write(`${describe(snapshot, destination)}\n`);
       return 0;

@@ -1,16 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { describeSchema } from "../store/schema-version.js";
 import { sqliteMigrations } from "../store/sqlite/migrations.js";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "../store/sqlite/sqlite-files.js";
 import { countPlants, hasTable, SnapshotError } from "./snapshot.js";
 
 export interface Restored {
   plants: number;
-  /** The newest migration the snapshot holds. */
-  schemaVersion: string;
+  /** The snapshot's schema, as describeSchema words it. */
+  schema: string;
   /** Plants the store held before, when it was replaced with `force`. */
   replacedPlants: number;
+  /** There was no store at the target: this one is new (a DATABASE_URL naming another folder than meant shows here). */
+  newStore: boolean;
 }
 
 /**
@@ -22,11 +25,15 @@ export interface Restored {
  */
 export async function restoreSnapshot(snapshot: string, target: string, { force = false } = {}): Promise<Restored> {
   if (!existsSync(snapshot)) throw new SnapshotError(`there is no file at ${snapshot}`);
+  if (existsSync(target) && realpathSync(snapshot) === realpathSync(target)) {
+    throw new SnapshotError(`${snapshot} is the store itself (DATABASE_URL): restore a snapshot that backup wrote`);
+  }
   // Commits still in a WAL beside the file (a store's own file, not a snapshot) would not be copied with it.
   if ((statSync(`${snapshot}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
     throw new SnapshotError(`${snapshot} has a WAL beside it: snapshot it first (DATABASE_URL=${snapshot} plant-store backup <file>) and restore that`);
   }
   if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot)) throw new SnapshotError(`${snapshot} is not a SQLite database`);
+  const newStore = !existsSync(target);
   const replacedPlants = plantsInTarget(target, force);
   const folder = dirname(target);
   const createdFolder = !existsSync(folder);
@@ -36,10 +43,10 @@ export async function restoreSnapshot(snapshot: string, target: string, { force 
     // A WAL or journal left beside the copy by a restore killed mid-check would be replayed into this one.
     removeDatabaseFiles(copy);
     copyFileSync(snapshot, copy);
-    const { plants, schemaVersion } = await checkSnapshot(copy, snapshot);
+    const { plants, schema } = await checkSnapshot(copy, snapshot);
     for (const file of [...sidecarFiles(copy), ...sidecarFiles(target)]) rmSync(file, { force: true });
     renameDurably(copy, target);
-    return { plants, schemaVersion, replacedPlants };
+    return { plants, schema, replacedPlants, newStore };
   } catch (error) {
     removeDatabaseFiles(copy);
     if (createdFolder) rmSync(folder, { recursive: true, force: true });
@@ -74,7 +81,7 @@ function plantsInTarget(target: string, force: boolean): number {
 }
 
 /** Checks the copy of a snapshot at `copy` (`source` names it in errors): whole, a Plant Store, a schema this server knows. */
-async function checkSnapshot(copy: string, source: string): Promise<{ plants: number; schemaVersion: string }> {
+async function checkSnapshot(copy: string, source: string): Promise<{ plants: number; schema: string }> {
   const known = Object.keys(await sqliteMigrations.getMigrations()).sort();
   const db = new DatabaseSync(copy);
   try {
@@ -89,7 +96,7 @@ async function checkSnapshot(copy: string, source: string): Promise<{ plants: nu
 }
 
 /** Integrity, plants and schema version of the snapshot `db` has open. */
-function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plants: number; schemaVersion: string } {
+function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plants: number; schema: string } {
   const problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
     .map((row) => row.integrity_check)
     .filter((line) => line !== "ok");
@@ -100,8 +107,8 @@ function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plan
   const unknown = applied.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw new SnapshotError(
-      `${source} has schema version ${applied.at(-1)}, newer than this server's ${known.at(-1)}: restore it with the release that wrote it`,
+      `${source} has schema ${describeSchema(applied, known)}: restore it with the release that wrote it`,
     );
   }
-  return { plants, schemaVersion: applied.at(-1) ?? "none" };
+  return { plants, schema: describeSchema(applied, known) };
 }

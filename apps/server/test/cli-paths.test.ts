@@ -1,0 +1,117 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
+import { type CliResult, runCli } from "./support/cli-process.js";
+import { querySqliteFile } from "./support/sqlite-file.js";
+
+const SERVER_DIR = fileURLToPath(new URL("../", import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const PNPM = `pnpm@${(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { packageManager: string }).packageManager.split("@")[1]}`;
+
+/** A relative DATABASE_URL, as an operator sets it, in a folder of its own under apps/server/data (removed after). */
+function relativeStore(): { databaseUrl: string; file: string } {
+  const folder = join("data", `cli-paths-${randomUUID()}`);
+  onTestFinished(() => rmSync(join(SERVER_DIR, folder), { recursive: true, force: true }));
+  return { databaseUrl: join(folder, "plants.db"), file: join(SERVER_DIR, folder, "plants.db") };
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-cli-paths-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** `pnpm --silent <script> …` at the repository's root, as the docs tell an operator to run it. */
+function rootScript(args: string[], databaseUrl: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile("npx", ["-y", PNPM, "--silent", ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
+    );
+  });
+}
+
+const plants = [
+  { id: 1n, name: "Oak", tag: null },
+  { id: 9007199254740993n, name: "Ash", tag: "tree" },
+];
+
+describe("the CLI reads the store pnpm start reads, wherever it is run from", () => {
+  it("pnpm backup and pnpm restore at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 240_000 }, async () => {
+    const store = relativeStore();
+    mkdirSync(join(store.file, ".."), { recursive: true });
+    await fillSqliteStore(store.file, plants);
+    const snapshot = join(tempDir(), "snapshot.db");
+
+    const backedUp = await rootScript(["backup", snapshot], store.databaseUrl);
+    expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
+    expect(backedUp.code).toBe(0);
+
+    rmSync(join(store.file, ".."), { recursive: true });
+    const restored = await rootScript(["restore", snapshot], store.databaseUrl);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toBe(
+      `restored 2 plants (schema version 2, this server's) from ${snapshot} to ${store.file}\n` +
+        `there was no store at ${store.file}: this is a new one; check that the server's DATABASE_URL names it\n`,
+    );
+    expect(querySqliteFile(store.file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
+
+    // Refusals name the file by absolute path too.
+    const again = await rootScript(["backup", snapshot], store.databaseUrl);
+    expect(again).toMatchObject({ code: 1, stdout: "" });
+    // The build's summary comes first on stderr (turbo's), the command's one line last.
+    expect(again.stderr.trimEnd().split("\n").at(-1)).toBe(`plant-store backup: ${snapshot} exists: give another name, or replace it with --force`);
+  });
+
+  it("plant-store run in apps/server reads the same file, and the root's scripts and it agree", async () => {
+    const store = relativeStore();
+    mkdirSync(join(store.file, ".."), { recursive: true });
+    await fillSqliteStore(store.file, plants);
+    const snapshot = join(tempDir(), "snapshot.db");
+    const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: store.databaseUrl }, { cwd: SERVER_DIR });
+    expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
+    // The same relative value from elsewhere names a store that is not there, and says where it looked.
+    const elsewhere = await runCli(["backup", join(tempDir(), "other.db")], { DATABASE_URL: store.databaseUrl }, { cwd: REPO_ROOT });
+    expect(elsewhere.stderr).toBe(`plant-store backup: there is no SQLite store at ${join(REPO_ROOT, store.databaseUrl)}\n`);
+    expect(elsewhere.code).toBe(1);
+  });
+
+  it("backup refuses an existing file unless --force, and replaces it with --force", async () => {
+    const dir = tempDir();
+    const store = join(dir, "plants.db");
+    await fillSqliteStore(store, plants);
+    const snapshot = join(dir, "snapshot.db");
+    writeFileSync(snapshot, "an operator's file");
+    const refused = await runCli(["backup", snapshot], { DATABASE_URL: store });
+    expect(refused).toMatchObject({ code: 1, stdout: "" });
+    expect(refused.stderr).toBe(`plant-store backup: ${snapshot} exists: give another name, or replace it with --force\n`);
+    expect(readFileSync(snapshot, "utf8")).toBe("an operator's file");
+
+    const forced = await runCli(["backup", snapshot, "--force"], { DATABASE_URL: store });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(querySqliteFile(snapshot, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
+
+    const withDir = await runCli(["backup", "--dir", dir, "--force"], { DATABASE_URL: store });
+    expect(withDir).toMatchObject({ code: 1, stderr: "plant-store backup: --force goes with a <file>, not --dir\n" });
+  });
+
+  it("restore refuses the store's own file as the snapshot, however the path is spelled, even with --force", async () => {
+    const dir = tempDir();
+    const store = join(dir, "plants.db");
+    await fillSqliteStore(store, plants);
+    const before = readFileSync(store);
+    for (const spelled of [store, join(dir, "..", dir.split("/").at(-1)!, "plants.db")]) {
+      const result = await runCli(["restore", spelled, "--force"], { DATABASE_URL: store }, { cwd: dir });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(`plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`);
+    }
+    const relative = await runCli(["restore", "plants.db", "--force"], { DATABASE_URL: "./plants.db" }, { cwd: dir });
+    expect(relative.stderr).toBe(`plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`);
+    expect(readFileSync(store).equals(before)).toBe(true);
+    expect(existsSync(`${store}.restoring`)).toBe(false);
+  });
+});
