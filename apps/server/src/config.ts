@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
+// upward: DATABASE_URL is validated by the store's own parser, a leaf importing nothing of the server, so that the
+// server, the CLI and copy-store --to read the value in one place (store/database-url.ts).
 import { DatabaseUrlError, parseDatabaseUrl } from "./store/database-url.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -28,7 +30,9 @@ const algorithmList = z.string().transform((value, ctx) => {
   if (names.length === 0 || unknown.length > 0) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
-      message: `${unknown.length > 0 ? `${unknown.join(", ")} is not accepted; ` : ""}list one or more of ${SUPPORTED_ALGORITHMS.join(", ")}`,
+      message:
+        `${unknown.length > 0 ? `${unknown.join(", ")} is not accepted; ` : ""}` +
+        `list one or more of ${SUPPORTED_ALGORITHMS.join(", ")}`,
     });
     return z.NEVER;
   }
@@ -141,9 +145,21 @@ const EnvSchema = z.object({
   OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
   // A queue between node:http and Express that refuses requests with 503 Overloaded once they waited past CoDel's
   // limit (connection/shed-overload.ts; docs/performance.md#overload).
-  ADMISSION_CONTROL: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
+  ADMISSION_CONTROL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((value) => value === "true"),
+  ),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.
-  VALIDATE_RESPONSES: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).default("false").transform((value) => value === "true")),
+  VALIDATE_RESPONSES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((value) => value === "true"),
+  ),
   // The API's public base URL (the spec's {base_url}), listed as the server in GET /openapi.json.
   PUBLIC_URL: z.preprocess(
     emptyAsUndefined,
@@ -197,28 +213,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequ
   const keySources = KEY_SOURCES.filter((name) => config[name] !== undefined);
   if (keySources.length > 1) {
     throw new ConfigError(
-      `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; set one of ${KEY_SOURCES.join(", ")}`,
+      `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; ` +
+        `set one of ${KEY_SOURCES.join(", ")}`,
     );
   }
   if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET === undefined) {
-    throw new ConfigError("invalid configuration: JWT_SECRET_PREVIOUS: is accepted only beside JWT_SECRET, which signs new tokens");
+    throw new ConfigError(
+      "invalid configuration: JWT_SECRET_PREVIOUS: is accepted only beside JWT_SECRET, which signs new tokens",
+    );
   }
   if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET_PREVIOUS === config.JWT_SECRET) {
     // The same secret twice is a rotation that rotated nothing: the old secret most likely went unset by mistake.
     throw new ConfigError(
-      "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over",
+      "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; " +
+        "set it to the secret being retired, or unset it once the rotation is over",
     );
   }
   if (keySourceRequired && config.NODE_ENV === "production" && keySources.length === 0) {
     throw new ConfigError(
-      `invalid configuration: JWT_SECRET: is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,
+      "invalid configuration: JWT_SECRET: is required when NODE_ENV=production " +
+        `(or one of ${KEY_SOURCES.slice(1).join(", ")})`,
     );
   }
   if (config.OTEL_TRACES_SAMPLER.endsWith("traceidratio") && config.OTEL_TRACES_SAMPLER_ARG === undefined) {
-    throw new ConfigError(`invalid configuration: OTEL_TRACES_SAMPLER_ARG: is required by ${config.OTEL_TRACES_SAMPLER} (a ratio from 0 to 1)`);
+    throw new ConfigError(
+      `invalid configuration: OTEL_TRACES_SAMPLER_ARG: is required by ${config.OTEL_TRACES_SAMPLER} ` +
+        "(a ratio from 0 to 1)",
+    );
   }
   if (config.OTEL_BSP_MAX_EXPORT_BATCH_SIZE > config.OTEL_BSP_MAX_QUEUE_SIZE) {
-    throw new ConfigError("invalid configuration: OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE");
+    throw new ConfigError(
+      "invalid configuration: OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE",
+    );
   }
   if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
     throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
@@ -234,7 +260,12 @@ export interface TracesExport {
   /** OTEL_TRACES_SAMPLER, with OTEL_TRACES_SAMPLER_ARG as the ratio of the traceidratio samplers. */
   sampler: { name: TracesSampler; ratio?: number };
   /** The batch span processor's options, from OTEL_BSP_*. */
-  batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number; exportTimeoutMillis: number };
+  batch: {
+    maxQueueSize: number;
+    maxExportBatchSize: number;
+    scheduledDelayMillis: number;
+    exportTimeoutMillis: number;
+  };
 }
 
 /**
