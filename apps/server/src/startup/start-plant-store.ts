@@ -170,7 +170,7 @@ export async function composePlantStore(
 export async function startPlantStore(config: Config, overrides: PlantStoreOverrides = {}): Promise<RunningPlantStore> {
   const composed = await composePlantStore(config, overrides);
   const { logger, waitingStore } = composed;
-  const abandon = abandonStart(config, composed);
+  const abandon = abandonStart(composed);
   let url: string;
   let metricsUrl: string | undefined;
   try {
@@ -204,8 +204,8 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
   return { ...composed, url, metricsUrl, failed };
 }
 
-/** The one cleanup path of a failed start: the failure as one line naming its setting, then everything closed; once. */
-function abandonStart(config: Config, composed: ComposedPlantStore): (error: unknown) => Promise<StartFailure> {
+/** The one cleanup path of a failed start: one line naming the setting, then everything closed; once. */
+function abandonStart(composed: ComposedPlantStore): (error: unknown) => Promise<StartFailure> {
   let abandoned: Promise<StartFailure> | undefined;
   return (error) => {
     abandoned ??= (async () => {
