@@ -2,6 +2,7 @@ import net from "node:net";
 import { ErrorCode } from "@plant-store/contract";
 import { expect, it, onTestFinished } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
+import { freePort } from "./support/free-port.js";
 import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
 
 const SECRET = "start-failures-secret-at-least-32-characters";
@@ -22,15 +23,6 @@ async function takenPort(): Promise<number> {
   await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
   onTestFinished(() => new Promise<void>((resolve) => holder.close(() => resolve())));
   return (holder.address() as net.AddressInfo).port;
-}
-
-/** A port nothing listens on: a database there refuses connections, as one not started yet. */
-async function refusedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 it("a second server on the port of one still in its shutdown delay exits 1 with one JSON line naming PORT and the likely cause", async () => {
@@ -81,7 +73,7 @@ async function probeWhileWaiting(server: ServerProcess): Promise<void> {
 }
 
 it("while it waits for its database, probes and creates add no warning and no stack: the retries' lines say why, once per attempt", async () => {
-  const server = await servers.start({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await refusedPort()}/plants` });
+  const server = await servers.start({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/plants` });
   await probeWhileWaiting(server);
   await server.waitForStdout(/"attempt":2,.*store unavailable at start; retrying/);
   await server.stop();

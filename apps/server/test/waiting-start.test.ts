@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,6 +7,7 @@ import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
+import { freePort } from "./support/free-port.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
@@ -36,15 +36,6 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
     await server.exited;
   });
   return server;
-}
-
-/** A port nothing listens on (yet): connecting to it is refused, as by a database that is not started. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const withPort = (database: TestDatabase, port: number) => database.url.replace(`:${database.port}/`, `:${port}/`);
