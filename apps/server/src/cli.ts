@@ -5,6 +5,7 @@ import { loadConfig } from "./config.js";
 import { backup } from "./cli/backup.js";
 import { type Command, type CommandOption, oneLine } from "./cli/command.js";
 import { copyStoreCommand, EXIT_DIFFERENT } from "./cli/copy-store.js";
+import { EXIT_ABSENT, inspect } from "./cli/inspect.js";
 import { issueToken } from "./cli/issue-token.js";
 import { restore } from "./cli/restore.js";
 
@@ -12,6 +13,7 @@ const COMMANDS: Command[] = [
   backup,
   restore,
   copyStoreCommand,
+  inspect,
   issueToken,
 ];
 
@@ -26,7 +28,8 @@ function globalHelp(): string {
     ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     "",
     "Run `plant-store <command> --help` for a command's options and exit codes. Exit 0 on success, 1 with one line",
-    `on stderr on an error, ${EXIT_DIFFERENT} from copy-store when the copy ran but the two stores differ (the lines before say how).`,
+    `on stderr on an error, ${EXIT_DIFFERENT} from copy-store when the copy ran but the two stores differ (the lines before say how),`,
+    `${EXIT_ABSENT} from inspect --id when the store holds no plant with that id.`,
     "",
   ].join("\n");
 }

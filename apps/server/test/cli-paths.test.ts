@@ -41,7 +41,7 @@ const plants = [
 ];
 
 describe("the CLI reads the store pnpm start reads, wherever it is run from", () => {
-  it("pnpm backup and pnpm restore at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 240_000 }, async () => {
+  it("pnpm backup, restore and inspect at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 240_000 }, async () => {
     const store = relativeStore();
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
@@ -59,6 +59,8 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
         `there was no store at ${store.file}: this is a new one; check that the server's DATABASE_URL names it\n`,
     );
     expect(querySqliteFile(store.file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
+    const inspected = await rootScript(["inspect"], store.databaseUrl);
+    expect(inspected.stdout).toMatch(new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\n`));
 
     // Refusals name the file by absolute path too.
     const again = await rootScript(["backup", snapshot], store.databaseUrl);

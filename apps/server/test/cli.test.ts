@@ -16,7 +16,7 @@ describe("plant-store (dist/cli.js)", () => {
   it("<command> --help prints its usage and options, and needs no configuration", async () => {
     const { code, stdout } = await runCli(["backup", "--help"], { PORT: "not-a-port" });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^Usage: plant-store backup <file>$/m);
+    expect(stdout).toMatch(/^Usage: plant-store backup <file> \[--force\]$/m);
     expect(stdout).toMatch(/--every <minutes>/);
   });
 

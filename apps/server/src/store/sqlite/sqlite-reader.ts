@@ -1,5 +1,6 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
+import { pathToFileURL } from "node:url";
 import type { Plant } from "@plant-store/contract";
 import { oneLine } from "../../one-line.js";
 import { toPlant } from "../plant-store.js";
@@ -15,12 +16,18 @@ export class SqliteStoreReader implements StoreReader {
     readonly file: string,
   ) {}
 
-  /** Opens the store at `file` (an absolute path) read-only; refuses a missing file or one that is not a store. */
-  static open(file: string): SqliteStoreReader {
+  /**
+   * Opens the store at `file` (an absolute path) read-only; refuses a missing file or one that is not a store.
+   * `leaveNoTrace`, for a short read: a store no server has open (it has no WAL file) is opened as immutable, so
+   * SQLite creates no WAL and shared-memory files beside it, which a read-only connection could not remove.
+   */
+  static open(file: string, { leaveNoTrace = false } = {}): SqliteStoreReader {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new StoreReadError(`no SQLite store at ${file} (DATABASE_URL)`);
     let db: DatabaseSync | undefined;
     try {
-      db = new DatabaseSync(file, { readOnly: true, readBigInts: true });
+      const idle = leaveNoTrace && !existsSync(`${file}-wal`);
+      const location = idle ? new URL(`${pathToFileURL(file).href}?immutable=1`) : file;
+      db = new DatabaseSync(location, { readOnly: true, readBigInts: true });
       const plants = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'plants'").get();
       if (plants === undefined) throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
       return new SqliteStoreReader(db, file);
