@@ -1,7 +1,7 @@
 /**
- * An error as one line for an operator (a command's stderr, a log line's reason): the innermost cause's message,
- * or, for a failure without one (connecting to a name with several addresses fails with an empty AggregateError),
- * the first inner error's, or its code.
+ * An error as one line for an operator (a command's stderr, a log line's reason): its message, or, for a failure
+ * without one (connecting to a name with several addresses fails with an empty AggregateError), the first inner
+ * error's, or its code.
  */
 export function oneLine(error: unknown): string {
   let current: unknown = error;

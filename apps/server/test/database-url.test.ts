@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { parseDatabaseUrl } from "../src/store/database-url.js";
+import { maskPassword, parseDatabaseUrl } from "../src/store/database-url.js";
 import { runCli } from "./support/cli-process.js";
 import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
 
@@ -29,6 +29,15 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
     ["postgres:///plants?host=/var/run/postgresql", { system: "postgresql", host: "/var/run/postgresql", database: "plants" }],
   ])("accepts %s", (value, expected) => {
     expect(parseDatabaseUrl(value)).toMatchObject(expected);
+  });
+
+  it.each([
+    ["postgres://app:s3cret@db.internal:5432/plants", "postgres://app:redacted@db.internal:5432/plants"],
+    ["postgres://app:p@ss@db.internal/plants", "postgres://app:redacted@db.internal/plants"],
+    ["postgres//app:s3cret@db.internal/plants", "postgres//app:redacted@db.internal/plants"],
+    ["postgres://app@db.internal/plants", "postgres://app@db.internal/plants"],
+  ])("masks the password of %s, parsable or not", (value, masked) => {
+    expect(maskPassword(value)).toBe(masked);
   });
 
   // Each value the server once took: as a folder on the container's own disk, as the `postgres` database, or to a

@@ -44,7 +44,7 @@ export function describeDatabaseUrl(database: DatabaseUrl): string {
 
 /** A DATABASE_URL as it may be printed, parsable or not: the password between `user:` and `@` is replaced. */
 export function maskPassword(value: string): string {
-  return value.replace(/(\/\/[^/?#@:]*:)[^/?#@]*@/, "$1redacted@");
+  return value.replace(/(\/\/[^/?#@:]*:)[^/?#]*@/, "$1redacted@");
 }
 
 function parsePostgres(value: string): DatabaseUrl {
