@@ -1,5 +1,6 @@
-// pnpm loads this file from the repository's root. On a Node outside package.json's `engines`, `pnpm install`
-// stops with one line before it fetches anything: pnpm alone only warns, and `pnpm start` then fails on a
+// pnpm loads this file from the repository's root, in a `node` from PATH (the Node the project's scripts run
+// on). On a Node outside package.json's `engines`, `pnpm install` stops with this one line before it fetches
+// anything (pnpm then adds that the hook exited): pnpm alone only warns, and `pnpm start` then fails on a
 // missing built-in (node:sqlite). Only install resolves, so other commands (the client's tests on Node 22 in
 // CI) still run.
 const { readFileSync } = require("node:fs");

@@ -23,10 +23,11 @@ function deployStep(): string[] {
   return args;
 }
 
-/** The pnpm running this test (`pnpm run test` sets npm_execpath), else the one on PATH. */
+/** The pnpm running this test (`pnpm run test` sets npm_execpath: pnpm 12's is a native binary), else the one on PATH. */
 function pnpm(args: string[]): [string, string[]] {
   const execPath = process.env.npm_execpath;
-  return execPath && /pnpm/.test(execPath) ? [process.execPath, [execPath, ...args]] : ["pnpm", args];
+  if (!execPath || !/pnpm/.test(execPath)) return ["pnpm", args];
+  return /\.(c|m)?js$/.test(execPath) ? [process.execPath, [execPath, ...args]] : [execPath, args];
 }
 
 /** Every symbolic link under `dir` whose target lies outside it. */

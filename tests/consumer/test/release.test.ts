@@ -8,9 +8,13 @@ import { type RunningServer, startServer } from "../support/server-process.js";
 import { type Registry, startVerdaccio } from "../support/verdaccio.js";
 
 const PUBLISHED = ["@plant-store/contract", "@plant-store/client"];
-// Where dependencies come from: the registry this run of pnpm uses. Only publishing goes to Verdaccio.
-const upstreamRegistry = process.env.npm_config_registry || "https://registry.npmjs.org/";
 const repoRoot = execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: import.meta.dirname, encoding: "utf8" }).trim();
+// Where dependencies come from: the registry pnpm uses here (pnpm_config_registry, a user config, or the default).
+// Only publishing goes to Verdaccio.
+const upstreamRegistry = (() => {
+  const pnpm = pnpmCommand();
+  return execFileSync(pnpm.file, [...pnpm.prefix, "config", "get", "registry"], { cwd: repoRoot, encoding: "utf8" }).trim();
+})();
 
 let work: ReturnType<typeof tempFolder>;
 let registry: Registry;
@@ -20,7 +24,10 @@ let previousVersion: string;
 let releasedVersion: string;
 let initialReleasePending: boolean;
 
-/** Runs pnpm in the clone with a user config of its own, so no credentials of this machine can be used. */
+/**
+ * Runs pnpm in the clone with user configs of its own (pnpm reads no npm_config_*: its auth file is
+ * npmrcAuthFile, its global config under XDG_CONFIG_HOME), so no credentials of this machine can be used.
+ */
 async function pnpmInClone(args: string[], env: Record<string, string>) {
   const pnpm = pnpmCommand();
   return run(pnpm.file, [...pnpm.prefix, ...args], { cwd: clone, env: cleanEnv(env), timeoutMs: 300_000 });
@@ -39,9 +46,15 @@ beforeAll(async () => {
   writeFileSync(join(clone, ".npmrc"), `registry=${registry.url}\n${host}:_authToken=${registry.token}\n`);
   const userconfig = join(work.path, "user.npmrc");
   writeFileSync(userconfig, "");
-  const env = { npm_config_userconfig: userconfig, npm_config_registry: registry.url, TURBO_TELEMETRY_DISABLED: "1" };
+  mkdirSync(join(work.path, "config"));
+  const env = {
+    pnpm_config_npmrc_auth_file: userconfig,
+    XDG_CONFIG_HOME: join(work.path, "config"),
+    pnpm_config_registry: registry.url,
+    TURBO_TELEMETRY_DISABLED: "1",
+  };
 
-  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline"], { ...env, npm_config_registry: upstreamRegistry });
+  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline"], { ...env, pnpm_config_registry: upstreamRegistry });
   // A changeset of the test's own, as a contributor would add, so there is always something to release;
   // while the initial 1.0.0 changeset is pending it folds into it.
   initialReleasePending = existsSync(join(clone, ".changeset/initial-release.md"));
@@ -52,7 +65,7 @@ beforeAll(async () => {
   );
   // An older released OpenAPI document, so the refresh of the baseline by version-packages shows.
   writeFileSync(join(clone, "packages/contract/openapi.released.json"), '{ "openapi": "3.1.0" }\n');
-  await pnpmInClone(["run", "version-packages"], { ...env, npm_config_registry: upstreamRegistry });
+  await pnpmInClone(["run", "version-packages"], { ...env, pnpm_config_registry: upstreamRegistry });
   releasedVersion = JSON.parse(readFileSync(join(clone, "packages/client/package.json"), "utf8")).version;
   await pnpmInClone(["run", "build"], env);
   // The release script's publish step (its test step is this suite, which would recurse).
