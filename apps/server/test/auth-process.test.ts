@@ -68,7 +68,7 @@ describe("the built server configured for an identity provider", () => {
     const env = { NODE_ENV: "production", JWT_SECRET: secret, JWT_SECRET_PREVIOUS: secret };
     const message =
       "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over\n";
-    expect(await runServerExpectingExit(env)).toEqual({ code: 1, stderr: message });
+    expect(await runServerExpectingExit(env)).toEqual({ code: 1, stdout: "", stderr: message });
     expect(await runCli(["issue-token"], env)).toEqual({ code: 1, stdout: "", stderr: `plant-store issue-token: ${message}` });
   });
 
