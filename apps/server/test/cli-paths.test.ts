@@ -26,10 +26,24 @@ function tempDir(): string {
   return dir;
 }
 
-/** `pnpm --silent <script> …` at the repository's root, as the docs tell an operator to run it. */
-function rootScript(args: string[], databaseUrl: string): Promise<CliResult> {
+const ROOT_SCRIPTS = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+
+/** The pnpm running this test (`pnpm run test` sets npm_execpath), else the one the docs name, through npx. */
+function pnpm(args: string[]): [string, string[]] {
+  const execPath = process.env.npm_execpath;
+  return execPath && /pnpm/.test(execPath) ? [process.execPath, [execPath, ...args]] : ["npx", ["-y", PNPM, ...args]];
+}
+
+/**
+ * `pnpm --silent <script> …` at the repository's root, as the docs tell an operator to run it, less the build the
+ * script starts with: this test task already depends on it, and a second one would rewrite dist/ under other tests.
+ */
+function rootScript([script, ...args]: string[], databaseUrl: string): Promise<CliResult> {
+  const step = ROOT_SCRIPTS[script!]!.split(" && ").at(-1)!.split(" ");
+  expect(step[0]).toBe("pnpm");
+  const [command, commandArgs] = pnpm([...step.slice(1), ...args]);
   return new Promise((resolve) => {
-    execFile("npx", ["-y", PNPM, "--silent", ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(command, commandArgs, { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
     );
   });
@@ -41,7 +55,13 @@ const plants = [
 ];
 
 describe("the CLI reads the store pnpm start reads, wherever it is run from", () => {
-  it("pnpm backup, restore and inspect at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 240_000 }, async () => {
+  it.each(["backup", "restore", "copy-store", "inspect"])("pnpm %s builds the server, then runs plant-store in apps/server", (name) => {
+    expect(ROOT_SCRIPTS[name]).toBe(
+      `turbo run build --filter=@plant-store/server... --output-logs=errors-only >&2 && pnpm --silent --filter @plant-store/server plant-store ${name}`,
+    );
+  });
+
+  it("pnpm backup, restore and inspect at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 120_000 }, async () => {
     const store = relativeStore();
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
@@ -60,13 +80,7 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     );
     expect(querySqliteFile(store.file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
     const inspected = await rootScript(["inspect"], store.databaseUrl);
-    expect(inspected.stdout).toMatch(new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\n`));
-
-    // Refusals name the file by absolute path too.
-    const again = await rootScript(["backup", snapshot], store.databaseUrl);
-    expect(again).toMatchObject({ code: 1, stdout: "" });
-    // The build's summary comes first on stderr (turbo's), the command's one line last.
-    expect(again.stderr.trimEnd().split("\n").at(-1)).toBe(`plant-store backup: ${snapshot} exists: give another name, or replace it with --force`);
+    expect(inspected.stdout).toMatch(new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\nsize:   .+ kB\n$`));
   });
 
   it("plant-store run in apps/server reads the same file, and the root's scripts and it agree", async () => {
