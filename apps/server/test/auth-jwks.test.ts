@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   generateSigningKey,
   IDP_AUDIENCE,
@@ -18,18 +16,10 @@ import {
 import { type TestApp, testApps } from "./support/test-server.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
 import { startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function jwksServer(keys: object[]): Promise<JwksServer> {
-  const server = await startJwksServer(keys);
-  cleanups.push(server.close);
-  return server;
-}
+const jwksServer = startJwksServer;
 
 const apps = testApps({ store: "memory", env: { JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE } });
 const startApp = (env: Record<string, string>) => apps({ env });
@@ -39,12 +29,7 @@ const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm = "RS256", kid = key
   jwt.sign(idpClaims(), key.privateKey, { algorithm, keyid: kid });
 
 let nextId = 1;
-const post = (t: TestApp, token: string) =>
-  request(t.app)
-    .post("/plants")
-    .set("Authorization", `Bearer ${token}`)
-    .set("Content-Type", "application/json")
-    .send(JSON.stringify({ id: nextId++, name: "Fern" }));
+const post = (t: TestApp, token: string) => t.post({ id: nextId++, name: "Fern" }, { token });
 
 async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const res = await post(t, token);
@@ -192,18 +177,13 @@ describe("POST /plants with JWT_JWKS_URI", () => {
   it("the built server started with only JWT_JWKS_URI in production accepts the provider's tokens", async () => {
     const key = generateSigningKey("P-256", "process");
     const jwks = await jwksServer([key.jwk]);
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-jwks-"));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("plant-store-jwks-");
     const server = await startServerProcess({
       NODE_ENV: "production",
       DATABASE_URL: join(dir, "plants.db"),
       JWT_JWKS_URI: jwks.url,
       JWT_ISSUER: IDP_ISSUER,
       JWT_AUDIENCE: IDP_AUDIENCE,
-    });
-    cleanups.push(async () => {
-      server.child.kill("SIGKILL");
-      await server.exited;
     });
     const res = await fetch(`${server.baseUrl}/plants`, {
       method: "POST",

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   generateSigningKey,
   IDP_AUDIENCE,
@@ -15,6 +13,7 @@ import {
   type SigningKeyPair,
   unsignedToken,
 } from "./support/tokens.js";
+import { tempDir } from "./support/temp-dir.js";
 import { type TestApp, testApps } from "./support/test-server.js";
 
 const rsa = generateSigningKey("rsa");
@@ -22,22 +21,12 @@ const rsaPss = generateSigningKey("rsa-pss");
 const p256 = generateSigningKey("P-256");
 const p384 = generateSigningKey("P-384");
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 const apps = testApps({ store: "memory", env: { JWT_ISSUER: IDP_ISSUER, JWT_AUDIENCE: IDP_AUDIENCE } });
 const appWith = (env: Record<string, string>) => apps({ env });
 
 const sign = (key: SigningKeyPair, algorithm: jwt.Algorithm) => jwt.sign(idpClaims(), key.privateKey, { algorithm });
 
-const post = (t: TestApp, token: string) =>
-  request(t.app)
-    .post("/plants")
-    .set("Authorization", `Bearer ${token}`)
-    .set("Content-Type", "application/json")
-    .send('{"id": 1, "name": "Fern"}');
+const post = (t: TestApp, token: string) => t.post({ id: 1, name: "Fern" }, { token });
 
 async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const res = await post(t, token);
@@ -67,8 +56,7 @@ describe("POST /plants with JWT_PUBLIC_KEY (PEM)", () => {
   });
 
   it("reads the key from JWT_PUBLIC_KEY_FILE", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-pem-"));
-    dirs.push(dir);
+    const dir = tempDir("plant-store-pem-");
     writeFileSync(join(dir, "idp.pem"), p256.pem);
     const t = await appWith({ JWT_PUBLIC_KEY_FILE: join(dir, "idp.pem") });
     expect((await post(t, sign(p256, "ES256"))).status).toBe(200);

@@ -1,24 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
 import { generateSigningKey, nowSeconds } from "./support/tokens.js";
-import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const key = generateSigningKey("rsa");
-const dirs: string[] = [];
-const running: ServerProcess[] = [];
 
-afterEach(async () => {
-  for (const server of running.splice(0)) {
-    server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const tokenWith = (claims: object) =>
   jwt.sign({ sub: "alice", exp: nowSeconds() + 60, ...claims }, key.privateKey, { algorithm: "RS256" });
@@ -32,8 +23,7 @@ const createPlant = (baseUrl: string, token: string, id: number) =>
 
 describe("the built server configured for an identity provider", () => {
   it("with a one-line JWT_PUBLIC_KEY, JWT_REQUIRED_SCOPE and RATE_LIMIT_PER_MINUTE enforces all three", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-idp-"));
-    dirs.push(dir);
+    const dir = tempDir("plant-store-idp-");
     const server = await startServerProcess({
       NODE_ENV: "production",
       DATABASE_URL: join(dir, "plants.db"),
@@ -41,7 +31,6 @@ describe("the built server configured for an identity provider", () => {
       JWT_REQUIRED_SCOPE: "plants:write",
       RATE_LIMIT_PER_MINUTE: "2",
     });
-    running.push(server);
 
     const withoutScope = await createPlant(server.baseUrl, tokenWith({}), 1);
     expect(withoutScope.status).toBe(403);

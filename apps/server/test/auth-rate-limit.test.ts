@@ -1,6 +1,6 @@
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import request from "supertest";
+import type request from "supertest";
 import { describe, expect, it } from "vitest";
 import { type TestApp, testApps } from "./support/test-server.js";
 import { nowSeconds } from "./support/tokens.js";
@@ -14,12 +14,7 @@ const tokenFor = (sub: string | undefined) =>
   jwt.sign({ exp: nowSeconds() + 60, ...(sub !== undefined && { sub }) }, SECRET);
 
 let nextId = 1;
-const post = (t: TestApp, token: string, body = JSON.stringify({ id: nextId++, name: "Fern" })) =>
-  request(t.app)
-    .post("/plants")
-    .set("Authorization", `Bearer ${token}`)
-    .set("Content-Type", "application/json")
-    .send(body);
+const post = (t: TestApp, token: string, body: string | object = { id: nextId++, name: "Fern" }) => t.post(body, { token });
 
 function expectRateLimited(res: request.Response) {
   expect(res.status).toBe(429);

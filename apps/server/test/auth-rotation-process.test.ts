@@ -2,7 +2,7 @@ import { createSecretKey, type KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { generateSigningKey, nowSeconds } from "./support/tokens.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
@@ -48,11 +48,6 @@ const rotations: Rotation[] = [
     secrets: [],
   },
 ];
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
 
 type Stream = "signer" | "old-key";
 interface Outcome {
@@ -125,7 +120,6 @@ function tally(outcomes: Outcome[]): Record<string, number> {
 describePostgres("key rotation through real processes, under load (a rolling update on PostgreSQL)", () => {
   it.each(rotations)("$name: zero 401 for a token valid under the keys of the moment", async (rotation) => {
     const database: TestDatabase = await createTestDatabase();
-    cleanups.push(() => database.drop());
     const start = async (label: string, keys: Record<string, string>) => {
       // A short keep-alive timeout: a retired server's idle connections close soon, so its drain ends soon.
       // No admission control: the outcome is which tokens each server accepts, not how loaded this host is.
@@ -133,10 +127,6 @@ describePostgres("key rotation through real processes, under load (a rolling upd
         { DATABASE_URL: database.url, KEEP_ALIVE_TIMEOUT_MS: "1000", ADMISSION_CONTROL: "false", ...keys },
         { keepOutputChars: 256 * 1024 },
       );
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
       // Logged before it listens, so read now, before the access log of the load pushes it out of the kept tail.
       const keysLine = server.stdout().split("\n").find((line) => line.includes('"token keys loaded"'));
       return { label, url: server.baseUrl, process: server, keysLine };

@@ -1,10 +1,8 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import request from "supertest";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JwtVerifier } from "../src/auth/jwt-verifier.js";
 import { loadConfig } from "../src/config.js";
@@ -20,6 +18,7 @@ import {
 } from "./support/tokens.js";
 import { type TestApp, testApps } from "./support/test-server.js";
 import { expectConfigError } from "./support/config-error.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const CURRENT = "the-secret-tokens-are-signed-with-now-0001";
 const PREVIOUS = "the-secret-tokens-were-signed-with-before-01";
@@ -34,12 +33,7 @@ const hs256 = (secret: string) => jwt.sign(idpClaims(), createSecretKey(Buffer.f
 const signed = (key: SigningKeyPair, algorithm: jwt.Algorithm, header: object = {}) =>
   jwt.sign(idpClaims(), key.privateKey, { algorithm, header: { alg: algorithm, ...header } });
 
-const post = (t: TestApp, token: string) =>
-  request(t.app)
-    .post("/plants")
-    .set("Authorization", `Bearer ${token}`)
-    .set("Content-Type", "application/json")
-    .send('{"id": 1, "name": "Fern"}');
+const post = (t: TestApp, token: string) => t.post({ id: 1, name: "Fern" }, { token });
 
 async function expectInvalidToken(t: TestApp, token: string, message: RegExp) {
   const rowsBefore = t.rowCount();
@@ -101,15 +95,11 @@ describe("key rotation: several PEM keys in JWT_PUBLIC_KEY", () => {
   });
 
   it("reads several keys from JWT_PUBLIC_KEY_FILE", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-pem-"));
-    try {
-      writeFileSync(join(dir, "idp.pem"), `${rsa.pem}${p256.pem}`);
-      const t = await appWith({ JWT_PUBLIC_KEY_FILE: join(dir, "idp.pem") });
-      expect((await post(t, signed(rsa, "RS256"))).status).toBe(200);
-      expect((await post(t, signed(p256, "ES256"))).status).toBe(200);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir("plant-store-pem-");
+    writeFileSync(join(dir, "idp.pem"), `${rsa.pem}${p256.pem}`);
+    const t = await appWith({ JWT_PUBLIC_KEY_FILE: join(dir, "idp.pem") });
+    expect((await post(t, signed(rsa, "RS256"))).status).toBe(200);
+    expect((await post(t, signed(p256, "ES256"))).status).toBe(200);
   });
 
   it("reads the keys written on one line with \\n, with text between them (a certificate bundle)", async () => {

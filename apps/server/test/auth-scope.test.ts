@@ -1,6 +1,6 @@
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
-import request from "supertest";
+import type request from "supertest";
 import { describe, expect, it } from "vitest";
 import { type TestApp, testApps } from "./support/test-server.js";
 import { nowSeconds } from "./support/tokens.js";
@@ -12,12 +12,7 @@ const appWith = (env: Record<string, string>) => apps({ env });
 
 const tokenWith = (claims: object) => jwt.sign({ sub: "alice", exp: nowSeconds() + 60, ...claims }, SECRET);
 
-const post = (t: TestApp, token: string, body = '{"id": 1, "name": "Fern"}') =>
-  request(t.app)
-    .post("/plants")
-    .set("Authorization", `Bearer ${token}`)
-    .set("Content-Type", "application/json")
-    .send(body);
+const post = (t: TestApp, token: string, body = '{"id": 1, "name": "Fern"}') => t.post(body, { token });
 
 async function expectInsufficientScope(t: TestApp, res: request.Response, scope: string) {
   expect(res.status).toBe(403);

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { startTestApp, TEST_SECRET, type TestApp } from "./support/test-server.js";
 
@@ -13,9 +13,6 @@ const now = () => Math.floor(Date.now() / 1000);
 let t: TestApp;
 beforeEach(async () => {
   t = await startTestApp({ store: "memory", issuer: ISSUER, audience: AUDIENCE, bodyLimitBytes: 1024 });
-});
-afterEach(async () => {
-  await t.close();
 });
 
 const sign = (claims: object, options: jwt.SignOptions = {}, secret: jwt.Secret = TEST_SECRET) =>

@@ -1,20 +1,14 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli, startCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
 import { TEST_SECRET } from "./support/test-server.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const servers = serverProcesses({ JWT_SECRET: TEST_SECRET, NODE_ENV: "production", HOST: "127.0.0.1", SHUTDOWN_DELAY_MS: "0" });
 
-/** A temporary folder, removed when the test finishes. */
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-backup-metrics-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** One scrape of a Prometheus text endpoint over HTTP: each unlabelled sample by name. */
 async function scrape(url: string): Promise<Record<string, number>> {
@@ -36,7 +30,7 @@ const EVERY = "0.02";
 
 describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HTTP", () => {
   it("a failing schedule (no store) counts its failures with no success; once the store exists, the next turn's success shows", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-metrics-");
     const databaseFile = join(dir, "data", "plants.db");
     const backups = join(dir, "backups");
     const scheduled = startCli(["backup", "--dir", backups, "--every", EVERY, "--metrics-port", "0"], {
@@ -77,7 +71,7 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
   });
 
   it("a restarted schedule reports the newest snapshot it finds in --dir as the last success, while its own turns fail", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-metrics-");
     const backups = join(dir, "backups");
     mkdirSync(backups);
     const older = join(backups, "plants-20260101T000000Z.db");
@@ -102,7 +96,7 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
   });
 
   it("refuses a bad port, a port in use and --metrics-port without --dir: one line, exit 1, no snapshot taken", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-metrics-");
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
     onTestFinished(() => new Promise<void>((resolve) => busy.close(() => resolve())));

@@ -1,17 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { runCli, startCli } from "./support/cli-process.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
+import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 import { TEST_SECRET } from "./support/test-server.js";
 
 // The load: creates offered at a fixed rate, open loop (each sent on time whether or not earlier ones were
-// answered), each with a fresh id. The creates' latency during a backup is the benchmark's business
+// answered), each with a fresh id. What is tested is which acknowledged creates a backup holds, not how many the
+// host could take: the rate reached and the creates' latency during a backup are the benchmark's business
 // (`pnpm bench -- --mode backup`).
 const RATE_PER_SECOND = 1_250;
 const TICK_MS = 10;
@@ -22,30 +24,22 @@ const MAX_IN_FLIGHT = 512;
 const PREFILLED = 300_000;
 
 const token = signToken({ secret: TEST_SECRET });
-const dirs: string[] = [];
-const servers: ServerProcess[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
-    await server.outputClosed;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-backup-"));
-  dirs.push(dir);
-  return dir;
-}
-
-async function startServer(databaseFile: string): Promise<ServerProcess> {
-  const server = await startServerProcess(
-    // The acknowledged-create rate and every replay need each request served, not refused on a busy test machine.
+function startServer(databaseFile: string): Promise<ServerProcess> {
+  return startServerProcess(
+    // Every create and replay served, not refused on a busy test machine.
     { DATABASE_URL: databaseFile, JWT_SECRET: TEST_SECRET, NODE_ENV: "production", HOST: "127.0.0.1", SHUTDOWN_DELAY_MS: "0", ADMISSION_CONTROL: "false" },
     { keepOutputChars: 64 * 1024 },
   );
-  servers.push(server);
-  return server;
+}
+
+/** Polls `condition` until it holds; fails after 20 s, naming `what`. */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const plantBody = (id: number, name: string) => `{"id": ${id}, "name": "${name}"}`;
@@ -106,26 +100,17 @@ function steadyCreates(server: ServerProcess, firstId: number) {
   return {
     acknowledged,
     failures,
-    /** Stops sending; returns the creates acknowledged per second over the run. */
+    /** Stops sending. */
     stop: () => {
       clearInterval(timer);
       agent.destroy();
-      return (acknowledged.length * 1000) / (performance.now() - startedAt);
     },
   };
 }
 
-/** Fills a migrated store with `count` plants (ids 1..count) through a connection of the test's own. */
-function prefill(databaseFile: string, count: number): void {
-  const db = new DatabaseSync(databaseFile, { timeout: 5_000 });
-  try {
-    const insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)");
-    db.exec("BEGIN IMMEDIATE");
-    for (let id = 1; id <= count; id++) insert.run(id, `plant ${id}`, id % 2 === 0 ? "prefilled" : null);
-    db.exec("COMMIT");
-  } finally {
-    db.close();
-  }
+/** Plants 1..count, every other one tagged, as if clients had created them. */
+function* prefilled(count: number) {
+  for (let id = 1; id <= count; id++) yield { id, name: `plant ${id}`, tag: id % 2 === 0 ? "prefilled" : null };
 }
 
 const integrityOf = (file: string) =>
@@ -142,23 +127,23 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
 }
 
 describe("backup and restore through real processes", () => {
-  it("a backup taken under >= 1,000 creates/s, restored after kill -9 and a lost data folder, holds every plant acknowledged before it began", async () => {
-    const dir = tempDir();
+  it("a backup taken under steady creates, restored after kill -9 and a lost data folder, holds every plant acknowledged before it began", async () => {
+    const dir = tempDir("plant-store-backup-");
     const databaseFile = join(dir, "data", "plants.db");
     const snapshot = join(dir, "backups", "plants.db");
     mkdirSync(join(dir, "backups"));
+    await fillSqliteStore(databaseFile, prefilled(PREFILLED));
     let server = await startServer(databaseFile);
-    prefill(databaseFile, PREFILLED);
 
     const load = steadyCreates(server, PREFILLED + 1);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await until("creates acknowledged before the backup", () => load.acknowledged.length >= 100);
     const acknowledgedBefore = [...load.acknowledged];
     const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: databaseFile });
     const acknowledgedDuring = load.acknowledged.length - acknowledgedBefore.length;
     await new Promise((resolve) => setTimeout(resolve, 300));
     server.child.kill("SIGKILL");
     await server.exited;
-    const rate = load.stop();
+    load.stop();
 
     expect(backedUp.stderr).toBe("");
     expect(backedUp.code).toBe(0);
@@ -168,7 +153,6 @@ describe("backup and restore through real processes", () => {
     expect(statSync(snapshot).size).toBeGreaterThan(4 * 1024 * 1024);
     expect(acknowledgedDuring).toBeGreaterThan(0);
     expect(load.failures).toEqual([]);
-    expect(rate, "creates acknowledged per second over the run").toBeGreaterThanOrEqual(1_000);
     expect(readdirSync(join(dir, "backups"))).toEqual(["plants.db"]);
 
     rmSync(join(dir, "data"), { recursive: true });
@@ -200,7 +184,7 @@ describe("backup and restore through real processes", () => {
   }, 60_000);
 
   it("scheduled: a snapshot at start and every --every minutes into --dir, the newest --keep kept, SIGTERM stops it with exit 0", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const databaseFile = join(dir, "data", "plants.db");
     const server = await startServer(databaseFile);
     expect((await post(server, plantBody(7, "Fern"))).status).toBe(200);
@@ -228,10 +212,10 @@ describe("backup and restore through real processes", () => {
   });
 
   it("scheduled: SIGTERM, mid-snapshot or between two, exits 0 and leaves only complete snapshots", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const databaseFile = join(dir, "data", "plants.db");
+    await fillSqliteStore(databaseFile, prefilled(PREFILLED));
     await startServer(databaseFile);
-    prefill(databaseFile, PREFILLED);
     const backups = join(dir, "backups");
     // 0.0167 minutes (1 s), the shortest interval: the signal may find a snapshot under way.
     const scheduled = startCli(["backup", "--dir", backups, "--every", "0.0167"], { DATABASE_URL: databaseFile });
@@ -246,7 +230,7 @@ describe("backup and restore through real processes", () => {
   });
 
   it("scheduled: a failed snapshot is reported on one line and tried again at the next turn", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.02"], { DATABASE_URL: join(dir, "missing.db") });
     await scheduled.waitForStderr(/(^backup failed: there is no SQLite store at .+missing\.db; next try at \d{4}-[\d-]+T[\d:.]+Z\n){2}/m);
     scheduled.child.kill("SIGTERM");
@@ -258,7 +242,7 @@ describe("backup and restore through real processes", () => {
 describe("bad input: one line on stderr, exit 1, nothing changed", () => {
   /** A stopped store holding one plant, and a good snapshot of it. */
   async function storeAndSnapshot() {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const databaseFile = join(dir, "data", "plants.db");
     const server = await startServer(databaseFile);
     expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
@@ -365,7 +349,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
   });
 
   it("backup refuses bad --every and --keep values and a missing folder, and writes nothing", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const env = { DATABASE_URL: join(dir, "plants.db") };
     const backups = join(dir, "backups");
     const cases: [string[], RegExp][] = [
@@ -396,7 +380,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
   }, 40_000); // nine runs of the CLI, each a Node start
 
   it("backup refuses a missing store, a file that is not SQLite and a PostgreSQL URL, and leaves no file behind", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-backup-");
     const snapshot = join(dir, "snapshot.db");
     const notSqlite = join(dir, "notes.db");
     writeFileSync(notSqlite, "not a database at all");

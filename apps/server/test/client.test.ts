@@ -1,14 +1,11 @@
 import { createPlantStoreClient, ErrorCode } from "@plant-store/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
 // One server for the file: each test uses ids of its own.
 let t: ListeningTestApp;
 beforeAll(async () => {
   t = await startTestApp({ listen: true });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 describe("@plant-store/client against a real listening server", () => {

@@ -1,17 +1,18 @@
-import { execFile, execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { progressText } from "../src/cli/copy-store.js";
 import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { migratePostgres } from "../src/store/postgres/postgres-plant-store.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
-import { type CliResult, runCli } from "./support/cli-process.js";
+import { captureOutput } from "./support/child-output.js";
+import { type CliResult, runCli, startCli } from "./support/cli-process.js";
 import { startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 import { fillSqliteStore, type StoredPlant } from "../src/testing/fill-sqlite-store.js";
 import { TEST_SECRET } from "./support/test-server.js";
@@ -63,29 +64,20 @@ function* sourcePlants(): Generator<StoredPlant> {
   }
 }
 
-/** `node dist/cli.js <args>`, killed with SIGKILL as soon as `started()` resolves true (polled every 20 ms). */
+/** The CLI run with `args`, killed with SIGKILL as soon as `started()` resolves true (polled every 20 ms). */
 async function runCliKilledOnce(args: string[], env: Record<string, string>, started: () => Promise<boolean>): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const cli = startCli(args, env);
   let open = true;
-  void closed.then(() => {
+  void cli.exited.then(() => {
     open = false;
   });
   while (open && !(await started())) await new Promise((wake) => setTimeout(wake, 20));
-  child.kill("SIGKILL");
-  return { code: await closed, stdout, stderr };
+  cli.child.kill("SIGKILL");
+  return { code: await cli.exited, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
 describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQL", () => {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-copy-"));
+  const dir = tempDir("plant-store-copy-");
   const source = join(dir, "plants.db");
   let database: TestDatabase;
 
@@ -94,7 +86,6 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     await fillSqliteStore(source, sourcePlants());
     console.info(`copy-store: ${PLANTS} plants written to SQLite in ${Math.round(performance.now() - started)} ms`);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -102,7 +93,6 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
   afterEach(async () => {
     await database.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
   });
-  afterAll(() => database?.drop());
 
   it("copies 100,000 plants exactly, edge-case ids and tags too; the server on PostgreSQL then answers each sampled plant's replay 200 and another body 409", async () => {
     const started = performance.now();
@@ -221,11 +211,8 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
   it.skipIf(scriptMissing)(`on a terminal it redraws one progress line${scriptMissing ? " (skipped: util-linux's script is not installed)" : ""}`, async () => {
     // script(1) runs the command on a pseudo-terminal: a real TTY, as an operator's shell gives it.
     const command = [process.execPath, CLI, "copy-store", "--to", database.url, "--batch-size", "500"].map((arg) => `'${arg}'`).join(" ");
-    const run = await new Promise<CliResult>((resolve) =>
-      execFile("script", ["-qec", command, "/dev/null"], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: source } }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr }),
-      ),
-    );
+    const script = captureOutput(spawn("script", ["-qec", command, "/dev/null"], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: source } }));
+    const run = { code: await script.closed, stdout: script.stdout() };
     // Each redraw goes back to the line's start and erases it (CR, ESC [K), then draws the bar.
     expect(run.stdout).toContain("\r\u001b[K[");
     expect(run.stdout).toMatch(/\[[#-]{20}\] +\d+% \d+\/100000 plants, \d+ plants\/s, \d+ s left/);

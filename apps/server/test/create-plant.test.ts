@@ -1,14 +1,11 @@
 import { ErrorCode, ErrorSchema, PlantSchema } from "@plant-store/contract";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 let t: TestApp;
 beforeEach(async () => {
   t = await startTestApp({ store: "memory", bodyLimitBytes: 64 * 1024 });
-});
-afterEach(async () => {
-  await t.close();
 });
 
 const post = (body?: string | object, contentType = "application/json") => {

@@ -1,19 +1,15 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { maskPassword, parseDatabaseUrl } from "../src/store/database-url.js";
 import { runCli } from "./support/cli-process.js";
 import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const SECRET = "database-url-secret-at-least-32-characters";
 
 /** An empty folder to run a process in, removed when the test ends. */
-function emptyFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-database-url-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const emptyFolder = () => tempDir("plant-store-database-url-");
 
 describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing else", () => {
   it.each([

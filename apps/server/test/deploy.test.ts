@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const SECRET = "deploy-test-secret-of-at-least-32-chars!";
@@ -52,21 +52,13 @@ function linksLeaving(dir: string): string[] {
 
 describe("the deploy artifact", { timeout: 30_000 }, () => {
   let target: string;
-  let server: ServerProcess | undefined;
 
   beforeAll(async () => {
-    target = mkdtempSync(join(tmpdir(), "plant-store-deploy-"));
-    // pnpm deploy wants an empty or missing target.
-    rmSync(target, { recursive: true });
+    // pnpm deploy wants an empty or missing target: a folder inside a fresh one.
+    target = join(tempDir("plant-store-deploy-"), "app");
     const [command, args] = pnpm([...deployStep(), target]);
     await promisify(execFile)(command, args, { cwd: REPO, timeout: 120_000 });
   }, 150_000);
-
-  afterAll(async () => {
-    if (server && server.child.exitCode === null) server.child.kill("SIGKILL");
-    await server?.exited;
-    rmSync(target, { recursive: true, force: true });
-  });
 
   it("is a folder outside the repo with built JS and production dependencies only", () => {
     expect(relative(REPO, target).startsWith("..")).toBe(true);
@@ -97,7 +89,7 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
   });
 
   it("runs with plain node from its own folder and creates a plant", async () => {
-    server = await startServerProcess(
+    const server = await startServerProcess(
       // No load balancer to wait for, nor fetch's idle connection: the stop below ends at once.
       { JWT_SECRET: SECRET, NODE_ENV: "production", DATABASE_URL: "./data/plants.db", SHUTDOWN_DELAY_MS: "0", KEEP_ALIVE_TIMEOUT_MS: "1000" },
       { main: join(target, "dist", "main.js"), cwd: target },

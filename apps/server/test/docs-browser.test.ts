@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "./support/chromium.js";
 import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
@@ -19,10 +19,6 @@ describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { ti
     chromium = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await chromium?.close();
-    await t?.close();
-  });
 
   it("renders the POST /plants operation from same-origin assets under the CSP, and keeps a screenshot", async () => {
     const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -1,5 +1,5 @@
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-server.js";
 
 // One server and SQLite file for the file: each test uses ids of its own and reads back only those.
@@ -7,11 +7,8 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => {
-  await t.close();
-});
 
-const postRaw = (json: string) => t.postJson(json);
+const postRaw = (json: string) => t.post(json);
 const rowsOf = (...ids: bigint[]) => t.rows().filter((row) => ids.includes(row.id));
 
 describe("the id is the idempotency key", () => {

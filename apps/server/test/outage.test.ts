@@ -1,5 +1,5 @@
 import { ErrorCode } from "@plant-store/contract";
-import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { beforeEach, expect, it, vi } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
@@ -11,10 +11,11 @@ import { TEST_SECRET } from "./support/test-server.js";
 
 // Short timeouts keep the outage test quick; the bound on any answer follows from them:
 // a connect attempt (500 ms) or a statement (1000 ms + 1000 ms on the client) per batch, plus the
-// batch ahead of it in the queue, plus scheduling on a shared machine.
+// batch ahead of it in the queue (4 s together), with room for a host twice as slow and busy: only a hang or a
+// retry loop crosses it.
 const CONNECT_TIMEOUT_MS = 500;
 const STATEMENT_TIMEOUT_MS = 1_000;
-const ANSWER_BOUND_MS = 6_000;
+const ANSWER_BOUND_MS = 12_000;
 const WORKERS = 8;
 
 interface Answer {
@@ -33,10 +34,6 @@ describePostgres("a PostgreSQL outage", () => {
   beforeEach(async () => {
     database = await createTestDatabase();
     proxy = await startTcpProxy({ host: database.host, port: database.port });
-  });
-  afterEach(async () => {
-    await proxy.close();
-    await database.drop();
   });
   const urlThroughProxy = () => `postgres://postgres@127.0.0.1:${proxy.port}/${database.name}`;
 

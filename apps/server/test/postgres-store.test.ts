@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plant-store/contract";
 import { join } from "node:path";
 import pg from "pg";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger } from "../src/logger.js";
 import { describeDatabase, openStore } from "../src/store/open-store.js";
@@ -9,23 +9,15 @@ import { PostgresPlantStore, type PostgresStoreOptions } from "../src/store/post
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
+import { tearDownWith } from "./support/teardown.js";
 
 // Kysely's PostgresAdapter takes this session advisory lock around every migration run.
 const KYSELY_MIGRATION_LOCK = "3853314791062309107";
 
 describePostgres("the PostgreSQL store", () => {
   let database: TestDatabase;
-  const stores: PostgresPlantStore[] = [];
-  const clients: pg.Client[] = [];
-  const servers: { close: () => Promise<void> }[] = [];
   beforeEach(async () => {
     database = await createTestDatabase();
-  });
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.close()));
-    await Promise.all(clients.splice(0).map((client) => client.end().catch(() => undefined)));
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-    await database.drop();
   });
 
   const options = (overrides: Partial<PostgresStoreOptions> = {}): PostgresStoreOptions => ({
@@ -38,12 +30,12 @@ describePostgres("the PostgreSQL store", () => {
   });
   const open = async (overrides: Partial<PostgresStoreOptions> = {}) => {
     const store = await PostgresPlantStore.open(options(overrides));
-    stores.push(store);
+    tearDownWith(() => store.close());
     return store;
   };
   const connect = async () => {
     const client = new pg.Client({ connectionString: database.url });
-    clients.push(client);
+    tearDownWith(() => client.end().catch(() => undefined));
     await client.connect();
     return client;
   };
@@ -52,7 +44,7 @@ describePostgres("the PostgreSQL store", () => {
     const config = loadConfig({ DATABASE_URL: database.url, PG_POOL_SIZE: "4", PG_STATEMENT_TIMEOUT_MS: "1500" });
     expect(config).toMatchObject({ PG_POOL_SIZE: 4, PG_STATEMENT_TIMEOUT_MS: 1500, PG_CONNECT_TIMEOUT_MS: 2000 });
     const store = await openStore(config, createLogger("silent"));
-    stores.push(store as PostgresPlantStore);
+    tearDownWith(() => store.close());
     expect(store).toBeInstanceOf(PostgresPlantStore);
     expect(await store.create({ id: 1n, name: "via openStore" })).toEqual({ kind: "created", plant: { name: "via openStore" } });
   });
@@ -78,16 +70,15 @@ describePostgres("the PostgreSQL store", () => {
   });
 
   it("six instances starting at once on an empty database all start, and the migration is applied once", async () => {
-    await Promise.all(Array.from({ length: 6 }, () => open()));
+    const instances = await Promise.all(Array.from({ length: 6 }, () => open()));
     expect(await database.query("SELECT name FROM kysely_migration")).toEqual([{ name: "0001_create_plants" }]);
-    const results = await Promise.all(stores.map((store, i) => store.create({ id: 5n, name: `instance ${i}` })));
+    const results = await Promise.all(instances.map((store, i) => store.create({ id: 5n, name: `instance ${i}` })));
     expect(results.filter((result) => result.kind === "created")).toHaveLength(1);
     expect(await database.rows()).toHaveLength(1);
   });
 
   it("an instance of an older build starts on a database a newer build migrated (rolling deploy, rollback)", async () => {
-    await (await open()).close();
-    stores.length = 0;
+    await (await PostgresPlantStore.open(options())).close();
     await database.query("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_build', now()::text)");
     const older = await open();
     expect(await older.create({ id: 3n, name: "served by the older build" })).toMatchObject({ kind: "created" });
@@ -120,8 +111,7 @@ describePostgres("the PostgreSQL store", () => {
 
     await expect(store.create({ id: 77n, name: "waits" })).rejects.toBeInstanceOf(StoreUnavailableError);
     const t = await appOver(store);
-    servers.push(t);
-    const res = await t.postJson('{"id": 77, "name": "waits"}');
+    const res = await t.post('{"id": 77, "name": "waits"}');
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
     expect(res.body).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unavailable; retry the same request" });
@@ -133,8 +123,7 @@ describePostgres("the PostgreSQL store", () => {
 
   it("a NUL in a name is refused as 400 ValidationFailed before it reaches PostgreSQL", async () => {
     const t = await appOver(await open());
-    servers.push(t);
-    const res = await t.postJson('{"id": 1, "name": "a\\u0000b"}');
+    const res = await t.post('{"id": 1, "name": "a\\u0000b"}');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: ErrorCode.ValidationFailed, message: "name: must not contain the NUL character (U+0000)" });
   });

@@ -1,12 +1,9 @@
 import { connect } from "node:net";
 import { ErrorCode } from "@plant-store/contract";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
 let t: ListeningTestApp;
-afterEach(async () => {
-  await t.close();
-});
 
 /** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
 function rawExchange(url: string, bytes: string): Promise<string> {

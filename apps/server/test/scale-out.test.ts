@@ -1,5 +1,5 @@
 import { ErrorCode, INT64_MAX } from "@plant-store/contract";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
@@ -22,7 +22,7 @@ interface Sent {
 
 describePostgres("three server processes sharing one PostgreSQL", () => {
   let database: TestDatabase;
-  let servers: ServerProcess[] = [];
+  let servers: ServerProcess[];
   const token = signToken({ secret: TEST_SECRET });
 
   beforeAll(async () => {
@@ -36,10 +36,6 @@ describePostgres("three server processes sharing one PostgreSQL", () => {
     );
   }, 30_000);
 
-  afterAll(async () => {
-    await Promise.all(servers.map((server) => server.kill9()));
-    await database?.drop();
-  });
 
   const create = async (instance: number, id: bigint, name: string): Promise<Sent> => {
     const res = await fetch(`${servers[instance % INSTANCES]!.baseUrl}/plants`, {

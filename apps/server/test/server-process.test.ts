@@ -1,27 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const SECRET = "process-test-secret-of-at-least-32-chars";
-const dirs: string[] = [];
-const running: ServerProcess[] = [];
 
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-process-"));
-  dirs.push(dir);
-  return dir;
-}
 
-afterEach(async () => {
-  for (const server of running.splice(0)) {
-    server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const createPlant = (baseUrl: string, token: string, body: string) =>
   fetch(`${baseUrl}/plants`, {
@@ -32,8 +18,7 @@ const createPlant = (baseUrl: string, token: string, body: string) =>
 
 describe("the built server run with plain node", () => {
   it("in development without JWT_SECRET prints a ready token and a curl example that work", async () => {
-    const server = await startServerProcess({ DATABASE_URL: join(tempDir(), "plants.db") });
-    running.push(server);
+    const server = await startServerProcess({ DATABASE_URL: join(tempDir("plant-store-process-"), "plants.db") });
     const token = (await server.waitForStdout(/valid for 24 hours:\s+(\S+)/))[1];
     expect(token).toBeDefined();
     await server.waitForStdout(/Set JWT_SECRET/);
@@ -44,9 +29,8 @@ describe("the built server run with plain node", () => {
   });
 
   it("with JWT_SECRET accepts tokens for it, creates its database folder, logs JSON lines without the token", async () => {
-    const databaseFile = join(tempDir(), "deep", "plants.db");
+    const databaseFile = join(tempDir("plant-store-process-"), "deep", "plants.db");
     const server = await startServerProcess({ DATABASE_URL: `file://${databaseFile}`, JWT_SECRET: SECRET });
-    running.push(server);
     const token = signToken({ secret: SECRET });
     const res = await createPlant(server.baseUrl, token, '{"id": 2, "name": "Fern"}');
     expect(res.status).toBe(200);
@@ -63,7 +47,7 @@ describe("the built server run with plain node", () => {
   // fetch keeps its connection open after the answer, and the server waits for it to go rather than close it
   // under a request that may be on its way; a short keep-alive timeout ends that wait sooner.
   it("on SIGTERM finishes, closes the store and exits 0", { timeout: 15_000 }, async () => {
-    const server = await startServerProcess({ DATABASE_URL: join(tempDir(), "plants.db"), JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT_MS: "500" });
+    const server = await startServerProcess({ DATABASE_URL: join(tempDir("plant-store-process-"), "plants.db"), JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT_MS: "500" });
     const res = await createPlant(server.baseUrl, signToken({ secret: SECRET }), '{"id": 3, "name": "Ivy"}');
     expect(res.status).toBe(200);
     server.child.kill("SIGTERM");

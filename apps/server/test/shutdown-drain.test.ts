@@ -1,13 +1,13 @@
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { tearDownWith } from "./support/teardown.js";
+import { tempDir } from "./support/temp-dir.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "drain-test-secret-of-at-least-32-characters";
@@ -22,22 +22,8 @@ const REPORT_ACCEPTED_CONNECTIONS = new URL("./support/report-accepted-connectio
 /** The X-Request-Id each POST is sent with, so the server's log lines can be matched to it. */
 const requestIdOf = (id: number) => `drain-${id}`;
 
-const dirs: string[] = [];
-const running: ServerProcess[] = [];
-const agents: Agent[] = [];
-
-afterEach(async () => {
-  for (const agent of agents.splice(0)) agent.destroy();
-  for (const server of running.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 async function start(env: Record<string, string>) {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-drain-"));
-  dirs.push(dir);
+  const dir = tempDir("plant-store-drain-");
   const databaseFile = join(dir, "plants.db");
   const server = await startServerProcess({
     DATABASE_URL: databaseFile,
@@ -46,7 +32,6 @@ async function start(env: Record<string, string>) {
     NODE_OPTIONS: `--import ${REPORT_ACCEPTED_CONNECTIONS}`,
     ...env,
   });
-  running.push(server);
   let nextId = 1;
   const post = (agent: Agent) => {
     const id = nextId++;
@@ -60,7 +45,7 @@ async function start(env: Record<string, string>) {
 
 function keepAliveAgent(maxSockets: number): Agent {
   const agent = new Agent({ keepAlive: true, maxSockets });
-  agents.push(agent);
+  tearDownWith(() => agent.destroy());
   return agent;
 }
 

@@ -1,31 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { startServerProcess } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 import { slowPost } from "./support/slow-request.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "shutdown-test-secret-of-at-least-32-chars";
-const dirs: string[] = [];
-const running: ServerProcess[] = [];
 
-afterEach(async () => {
-  for (const server of running.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 async function start(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-shutdown-"));
-  dirs.push(dir);
+  const dir = tempDir("plant-store-shutdown-");
   const databaseFile = join(dir, "plants.db");
   const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ...env });
-  running.push(server);
   const headers = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
   const storedNames = () => querySqliteFile(databaseFile, (db) => db.prepare("SELECT name FROM plants ORDER BY id").all().map((row) => row.name));
   return { server, headers, storedNames };

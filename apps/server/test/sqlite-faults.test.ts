@@ -5,13 +5,15 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ErrorCode } from "@plant-store/contract";
 import request from "supertest";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { classifySqliteFailure, SqliteWriterError } from "../src/store/sqlite/sqlite-errors.js";
 import { SqlitePlantStore, type SqliteStoreOptions } from "../src/store/sqlite/sqlite-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import type { PlantRow } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
+import { tearDownWith } from "./support/teardown.js";
+import { tempDir } from "./support/temp-dir.js";
 
 /** The names of this process's threads (Linux keeps the first 15 characters of each). */
 function threadNames(): string[] {
@@ -69,24 +71,11 @@ async function expectUnavailable(promise: Promise<unknown>, code: string): Promi
   expect((error.cause as SqliteWriterError).code).toBe(code);
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  // Every cleanup runs (a tmpfs must be unmounted even if closing the store failed); the first failure is reported.
-  const failures: unknown[] = [];
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await Promise.resolve()
-      .then(cleanup)
-      .catch((error: unknown) => failures.push(error));
-  }
-  if (failures.length > 0) throw failures[0];
-});
-
 /** A store on `file`, the real app over it, and the rows really in the file (read by another connection). */
 async function openFixture(file: string, options?: SqliteStoreOptions) {
   const store = await SqlitePlantStore.open(file, options);
-  cleanups.push(() => store.close());
+  tearDownWith(() => store.close());
   const served = await appOver(store);
-  cleanups.push(() => served.close());
   const { app, auth } = served;
   return {
     store,
@@ -118,11 +107,7 @@ async function expectHealed(fixture: Fixture, id: number): Promise<void> {
   expect((await fixture.readyz()).status).toBe(200);
 }
 
-function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-faults-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const scratchDir = () => tempDir("plant-store-faults-");
 
 describe("SQLite faults answer 503 StoreUnavailable, store nothing, and heal", () => {
   it("another connection holding the write lock past busy_timeout", async () => {
@@ -151,7 +136,7 @@ describe("SQLite faults answer 503 StoreUnavailable, store nothing, and heal", (
     async () => {
       const mountPoint = scratchDir();
       execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]);
-      cleanups.push(() => {
+      tearDownWith(() => {
         execFileSync("umount", [mountPoint]);
       });
       const fixture = await openFixture(join(mountPoint, "plants.db"));
@@ -255,14 +240,14 @@ describe("opening the store", () => {
     blockUntil(migrating);
     blockUntil(() => !migrating());
     const store = await opening;
-    cleanups.push(() => store.close());
+    tearDownWith(() => store.close());
     await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
   });
 
   // Linux names a thread in /proc; elsewhere there is nothing to read.
   it.skipIf(!existsSync("/proc/self/task"))("runs the writer on an OS thread named after it, so top -H and /proc show its CPU apart", async () => {
     const store = await SqlitePlantStore.open(join(scratchDir(), "plants.db"));
-    cleanups.push(() => store.close());
+    tearDownWith(() => store.close());
     // Linux keeps the first 15 characters of "sqlite-writer-thread".
     expect(threadNames()).toContain("sqlite-writer-t");
   });
@@ -273,7 +258,7 @@ describe("opening the store", () => {
     await first.create({ id: 1n, name: "kept" });
     await first.close();
     const second = await SqlitePlantStore.open(file);
-    cleanups.push(() => second.close());
+    tearDownWith(() => second.close());
     querySqliteFile(file, (db) => {
       const applied = db.prepare("SELECT name FROM kysely_migration ORDER BY name").all().map((row) => row.name);
       expect(applied).toEqual(["0001_create_plants", "0002_create_writer_probe"]);

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import type { PlantStore } from "../src/store/plant-store.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
@@ -12,6 +11,8 @@ import { MemoryPlantStore } from "./support/memory-plant-store.js";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
+import { tearDownWith } from "./support/teardown.js";
+import { tempDir } from "./support/temp-dir.js";
 
 /** A store under test, empty at the start of each test, and a way to read what it really holds. */
 interface StoreFixture {
@@ -23,31 +24,24 @@ interface StoreFixture {
 interface StoreKind {
   setUp(): Promise<void>;
   fresh(): Promise<StoreFixture>;
-  release(): Promise<void>;
-  tearDown(): Promise<void>;
 }
 
 function sqliteKind(): StoreKind {
-  let dir = "";
   let file = "";
   let store: SqlitePlantStore | undefined;
   return {
     // One store (and its threads) for the file, emptied before each test as the PostgreSQL one is.
     async setUp() {
-      dir = mkdtempSync(join(tmpdir(), "plant-store-conformance-"));
-      file = join(dir, "plants.db");
-      store = await SqlitePlantStore.open(file);
+      file = join(tempDir("plant-store-conformance-"), "plants.db");
+      const opened = await SqlitePlantStore.open(file);
+      tearDownWith(() => opened.close());
+      store = opened;
     },
     async fresh() {
       emptySqliteFile(file);
       const rows = async () =>
         querySqliteFile(file, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as unknown as PlantRow[]);
       return { store: store!, rows };
-    },
-    async release() {},
-    async tearDown() {
-      await store?.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -69,8 +63,6 @@ function memoryKind(): StoreKind {
       const store = new MemoryPlantStore();
       return { store, rows: async () => store.rows() };
     },
-    async release() {},
-    async tearDown() {},
   };
 }
 
@@ -87,15 +79,11 @@ function postgresKind(): StoreKind {
         connectTimeoutMs: 2_000,
         logger: createLogger("silent"),
       });
+      tearDownWith(() => store.close());
     },
     async fresh() {
       await database.query("TRUNCATE plants");
       return { store, rows: database.rows };
-    },
-    async release() {},
-    async tearDown() {
-      await store?.close();
-      await database?.drop();
     },
   };
 }
@@ -105,17 +93,12 @@ function conformance(kind: StoreKind) {
   let fixture: StoreFixture;
   let t: Awaited<ReturnType<typeof appOver>>;
   beforeAll(() => kind.setUp(), 30_000);
-  afterAll(() => kind.tearDown());
   beforeEach(async () => {
     fixture = await kind.fresh();
     t = await appOver(fixture.store);
   });
-  afterEach(async () => {
-    await t.close();
-    await kind.release();
-  });
 
-  const post = (json: string) => t.postJson(json);
+  const post = (json: string) => t.post(json);
   const rows = () => fixture.rows();
 
   it("a new id returns 200 with the Plant and stores one row", async () => {

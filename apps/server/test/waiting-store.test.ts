@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setTimeout as realTimePasses } from "node:timers/promises";
@@ -9,20 +8,12 @@ import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
 import { capturingLogger } from "./support/log-capture.js";
+import { tearDownWith } from "./support/teardown.js";
+import { tempDir } from "./support/temp-dir.js";
 
-const dirs: string[] = [];
-const stores: WaitingStore[] = [];
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  for (const store of stores.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-waiting-"));
-  dirs.push(dir);
-  return dir;
-}
 
 /** A WaitingStore over a real SQLite file, with jitter fixed at its top (each wait is the whole step). */
 function waitingSqliteStore(filename: string) {
@@ -38,7 +29,7 @@ function waitingSqliteStore(filename: string) {
     logger: log.logger,
     random: () => 1,
   });
-  stores.push(store);
+  tearDownWith(() => store.close());
   const warnings = () => log.lines().filter((line) => line.msg === "store unavailable at start; retrying");
   return { store, log, warnings, attempts: () => attempts };
 }
@@ -77,7 +68,7 @@ describe("retryDelayMs: capped exponential backoff with equal jitter", () => {
 describe("WaitingStore: opening the store in the background", () => {
   it("answers StoreUnavailable while the file is locked, retries on the schedule with one warn per failure, then opens without a restart", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const filename = join(tempDir(), "plants.db");
+    const filename = join(tempDir("plant-store-waiting-"), "plants.db");
     const unlock = lockDatabase(filename);
     const { store, log, warnings, attempts } = waitingSqliteStore(filename);
 
@@ -99,7 +90,7 @@ describe("WaitingStore: opening the store in the background", () => {
   });
 
   it("does not retry a store that cannot be created: the state is failed, with the error, after one attempt", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-waiting-");
     writeFileSync(join(dir, "a-file"), "");
     const { store, warnings, attempts } = waitingSqliteStore(join(dir, "a-file", "plants.db"));
     const failed = await store.until((state) => state.kind !== "opening");
@@ -111,7 +102,7 @@ describe("WaitingStore: opening the store in the background", () => {
 
   it("stops retrying when closed while waiting (SIGTERM before the database came up)", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const filename = join(tempDir(), "plants.db");
+    const filename = join(tempDir("plant-store-waiting-"), "plants.db");
     const unlock = lockDatabase(filename);
     const { store, attempts } = waitingSqliteStore(filename);
     await runUntil(() => attempts() >= 2);

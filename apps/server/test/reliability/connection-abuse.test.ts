@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { openRawConnection, parseResponses, type RawConnection, type RawResponse, rawCreateRequest } from "./support/raw-http.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
@@ -20,8 +20,8 @@ const LONG = process.env.RELIABILITY_LONG === "1";
 const SLOWLORIS_CONNECTIONS = LONG ? 500 : 50;
 const IDLE_CONNECTIONS = LONG ? 4_000 : 1_000;
 
-const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
-const dir = mkdtempSync(join(tmpdir(), "plant-store-abuse-"));
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024 });
+const dir = tempDir("plant-store-abuse-");
 let server: ServerProcess;
 const token = testToken();
 const auth = { Authorization: `Bearer ${token}` };
@@ -35,10 +35,6 @@ beforeAll(async () => {
     KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
     BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
   });
-});
-afterAll(async () => {
-  await servers.killAll();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** An ordinary client's create on its own connection; resolves with the status. */

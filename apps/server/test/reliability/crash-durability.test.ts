@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "../support/postgres.js";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
@@ -36,13 +36,12 @@ interface Inspection {
 interface CrashTarget {
   databaseUrl: string;
   inspect?: () => Promise<Inspection>;
-  cleanup: () => Promise<void>;
 }
 
 const plantOf = (row: PlantRow): [bigint, Plant] => [row.id, row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag }];
 
 async function sqliteFileTarget(): Promise<CrashTarget> {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-crash-"));
+  const dir = tempDir("plant-store-crash-");
   const file = join(dir, "plants.db");
   return {
     databaseUrl: file,
@@ -55,7 +54,6 @@ async function sqliteFileTarget(): Promise<CrashTarget> {
         const rows = db.prepare("SELECT id, name, tag FROM plants").all() as unknown as PlantRow[];
         return { integrity, rows: new Map(rows.map(plantOf)) };
       }),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
@@ -78,7 +76,6 @@ async function postgresTarget(): Promise<CrashTarget> {
       if (count !== BigInt(rows.length)) problems.push(`count(*) is ${count} but ${rows.length} rows were read`);
       return { integrity: problems.length === 0 ? "ok" : problems.join("; "), rows: new Map(rows.map(plantOf)) };
     },
-    cleanup: () => database.drop(),
   };
 }
 
@@ -116,7 +113,7 @@ async function postgresIntegrityProblems(database: TestDatabase): Promise<string
  * over HTTP run as for the others; store-level inspection is up to the store's own tests.
  */
 async function urlTarget(databaseUrl: string): Promise<CrashTarget> {
-  return { databaseUrl, cleanup: async () => undefined };
+  return { databaseUrl };
 }
 
 const plantFor = (id: bigint): Plant => (id % 3n === 0n ? { name: `plant ${id}` } : { name: `plant ${id}`, tag: `tag ${id % 7n}` });
@@ -210,14 +207,10 @@ async function verifyOverHttp(server: ServerProcess, token: string, acknowledged
 
 function describeCrashDurability(label: string, open: () => Promise<CrashTarget>, describeOn: typeof describePostgres = describe) {
   describeOn(`crash durability on ${label}`, () => {
-    const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
+    const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024 });
     let target: CrashTarget;
     beforeAll(async () => {
       target = await open();
-    });
-    afterAll(async () => {
-      await servers.killAll();
-      await target?.cleanup();
     });
 
     it(`after each of ${CRASHES} kill -9 under ${CLIENTS} concurrent clients, every acknowledged plant is there and the store is intact`, { timeout: CRASHES * 30_000 }, async () => {

@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { hostileConnection } from "./support/hostile-http.js";
 import { openRawConnection, parseResponses } from "./support/raw-http.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
@@ -22,8 +22,8 @@ const CASES = LONG ? 3_000 : 300;
 const LAST_REQUEST = "GET /end-of-case HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
 const SEED = process.env.RELIABILITY_SEED ? Number(process.env.RELIABILITY_SEED) : Math.floor(Math.random() * 2 ** 31);
 
-const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
-const dir = mkdtempSync(join(tmpdir(), "plant-store-hostile-http-"));
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024 });
+const dir = tempDir("plant-store-hostile-http-");
 const databaseFile = join(dir, "plants.db");
 let server: ServerProcess;
 
@@ -36,10 +36,6 @@ beforeAll(async () => {
     REQUEST_TIMEOUT_MS: "750",
     KEEP_ALIVE_TIMEOUT_MS: "500",
   });
-});
-afterAll(async () => {
-  await servers.killAll();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("generated malformed HTTP on raw connections to the built server", () => {

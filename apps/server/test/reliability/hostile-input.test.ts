@@ -1,15 +1,15 @@
 import { request as httpRequest, Agent } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { parse } from "lossless-json";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { describeRequest, type HostileRequest, hostileRequest } from "./support/hostile-requests.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
+import { tempDir } from "../support/temp-dir.js";
+import { tearDownWith } from "../support/teardown.js";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };
@@ -27,8 +27,8 @@ interface Plant {
   tag?: string;
 }
 
-const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024, keep: "file" });
-const dir = mkdtempSync(join(tmpdir(), "plant-store-hostile-"));
+const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024 });
+const dir = tempDir("plant-store-hostile-");
 const databaseFile = join(dir, "plants.db");
 let server: ServerProcess;
 // One connection reused for every case, as a client with keep-alive would.
@@ -37,11 +37,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 beforeAll(async () => {
   server = await servers.start({ DATABASE_URL: databaseFile, BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) });
 });
-afterAll(async () => {
-  agent.destroy();
-  await servers.killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+tearDownWith(() => agent.destroy());
 
 /** Sends one generated request; a response that arrived counts even if the server then closed on us. */
 function send(port: number, hostile: HostileRequest): Promise<{ status: number; body: string }> {

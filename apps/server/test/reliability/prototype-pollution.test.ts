@@ -1,7 +1,7 @@
 // Imported first: it records every global and prototype as they are before the server code loads.
 import { assertNoPoisoning } from "@fast-check/poisoning";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/test-server.js";
 import { pollutingBody } from "./support/hostile-requests.js";
 
@@ -17,11 +17,8 @@ let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
 });
-afterAll(async () => {
-  await app.close();
-});
 
-const post = (body: string) => app.postJson(body);
+const post = (body: string) => app.post(body);
 
 /** What a polluted prototype would show: the payloads' property names inherited by fresh values. */
 function inheritedByFreshObjects(): string[] {

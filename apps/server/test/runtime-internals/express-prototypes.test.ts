@@ -1,12 +1,13 @@
-import type { AddressInfo } from "node:net";
+
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IncomingMessage, ServerResponse } from "node:http";
 import { createHttpServer } from "../../src/connection/http-server.js";
 import { expressPrototypes } from "../../src/runtime-internals/express-prototypes.js";
 import { createLogger } from "../../src/logger.js";
 import { startServerWithToken } from "../support/server-process.js";
 import { type ListeningTestApp, startTestApp } from "../support/test-server.js";
+import { listenOnLoopback } from "../support/loopback-server.js";
 
 const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_ALIVE_TIMEOUT_MS: 5_000 };
 
@@ -14,12 +15,6 @@ const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_
 // relies on (subclassable IncomingMessage/ServerResponse, Express's app.request/app.response, V8 keeping the
 // objects' fast properties), these fail.
 describe("createHttpServer: requests born with Express's prototypes", () => {
-  let closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers) await close();
-    closers = [];
-  });
-
   it("hands Express requests and responses that already have the app's prototypes", async () => {
     const app = express();
     const seen: { request: boolean; response: boolean }[] = [];
@@ -31,9 +26,8 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
     app.get("/hello", (req, res) => {
       res.json({ host: req.hostname, accepts: req.accepts("json") });
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hello`, {
+    const port = await listenOnLoopback(server);
+    const response = await fetch(`http://127.0.0.1:${port}/hello`, {
       headers: { Connection: "close" },
     });
 
@@ -57,7 +51,6 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
 
   describe("serving the Plant Store app", () => {
     let testApp: ListeningTestApp;
-    afterEach(async () => testApp.close());
 
     it("POST /plants creates a plant, and a request without a token still gets 401 with its challenge", async () => {
       testApp = await startTestApp({ store: "memory", listen: true });
@@ -91,7 +84,6 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
       },
       "fast-properties-test",
     );
-    closers.push(server.stop);
     const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json" };
     const statuses: number[] = [];
     for (let id = 1; id <= 3; id++) {

@@ -1,10 +1,10 @@
 import { once } from "node:events";
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, } from "node:http";
 import express, { type RequestHandler } from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { securityHeaders } from "../../src/edge/security-headers.js";
 import { headersInHead } from "../../src/runtime-internals/headers-in-head.js";
+import { listenOnLoopback } from "../support/loopback-server.js";
 
 // The trick in src/runtime-internals/headers-in-head.ts: helmet's headers recorded once and written into every
 // response head after the status line. Each answer below goes through helmet per request in one app and through
@@ -51,20 +51,8 @@ function headerLines(response: IncomingMessage): string[] {
 }
 
 describe("headersInHead: a header-only middleware's headers written with each response's head", () => {
-  const servers: Server[] = [];
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
   async function listen(app: express.Express): Promise<string> {
-    const server = createServer(app);
-    servers.push(server);
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return `http://127.0.0.1:${await listenOnLoopback(createServer(app))}`;
   }
 
   async function send(base: string, method: string, path: string): Promise<{ status: number; lines: string[] }> {

@@ -1,9 +1,9 @@
-import { once } from "node:events";
+
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jsonResponseFastPath } from "../../src/runtime-internals/json-response-fast-path.js";
+import { listenOnLoopback } from "../support/loopback-server.js";
 
 // The trick in src/runtime-internals/json-response-fast-path.ts: res.json for plain API answers without
 // Express's send(). Every answer below goes through Express's own res.json in one app and through the fast
@@ -56,18 +56,7 @@ function answeringApp(withFastPath: boolean, jsonSpaces: number | undefined, exp
   return app;
 }
 
-let servers: ReturnType<typeof createServer>[] = [];
-afterEach(() => {
-  for (const server of servers) server.close();
-  servers = [];
-});
-
-async function serve(app: express.Express): Promise<number> {
-  const server = createServer(app).listen(0, "127.0.0.1");
-  servers.push(server);
-  await once(server, "listening");
-  return (server.address() as AddressInfo).port;
-}
+const serve = (app: express.Express): Promise<number> => listenOnLoopback(createServer(app));
 
 /** Status, headers in the order sent (without Date and the connection's), and the body's bytes. */
 async function wire(port: number, method: string, path: string) {

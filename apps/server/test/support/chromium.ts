@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
+import { tearDownWith } from "./teardown.js";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -17,8 +18,8 @@ export interface LaunchedChromium {
 
 /**
  * Launches Debian's headless Chromium with the flags this machine's closed network needs (no background
- * connections); playwright gives it a throwaway profile and removes it on close. Shared by the server's /docs
- * test and the consumer tests' browser suite.
+ * connections); playwright gives it a throwaway profile and removes it on close, which the end of the test (or
+ * file) does too. Shared by the server's /docs test and the consumer tests' browser suite.
  */
 export async function launchChromium(): Promise<LaunchedChromium> {
   const browser = await chromium.launch({
@@ -34,6 +35,7 @@ export async function launchChromium(): Promise<LaunchedChromium> {
       "--disable-sync",
     ],
   });
+  tearDownWith(() => browser.close());
   return {
     browser,
     close: () => browser.close(),

@@ -1,6 +1,6 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { onTestFinished } from "vitest";
+import { captureOutput } from "./child-output.js";
 
 const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 
@@ -8,15 +8,6 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/** Runs the built `plant-store` CLI (dist/cli.js) as an operator would, with only `env` and PATH in its environment, in `cwd`. */
-export function runCli(args: string[], env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
-    );
-  });
 }
 
 export interface CliProcess {
@@ -32,39 +23,27 @@ export interface CliProcess {
 }
 
 /**
- * Starts the built CLI for a long-running command (`backup --dir`), with only `env` and PATH in its environment.
- * Inside a test only: one still running when the test finishes is killed (-9) then.
+ * Starts the built `plant-store` CLI (dist/cli.js) as an operator would, with only `env` and PATH in its environment,
+ * in `cwd`. One still running when the test finishes is killed (-9) then.
  */
-export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  onTestFinished(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  const waitFor = async (pattern: RegExp, text: () => string) => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const found = pattern.exec(text());
-      if (found) return found;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`stdout never matched ${pattern}:\n${out}\n${err}`);
-      await new Promise((wake) => setTimeout(wake, 50));
-    }
-  };
+export function startCli(args: string[], env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const captured = captureOutput(child);
   return {
     child,
-    stdout: () => out,
-    stderr: () => err,
-    waitForStdout: (pattern) => waitFor(pattern, () => out),
-    waitForStderr: (pattern) => waitFor(pattern, () => err),
-    exited,
+    stdout: captured.stdout,
+    stderr: captured.stderr,
+    waitForStdout: (pattern) => captured.waitFor("stdout", pattern, 20_000),
+    waitForStderr: (pattern) => captured.waitFor("stderr", pattern, 20_000),
+    exited: captured.closed,
   };
+}
+
+/** Runs the CLI to its end (killed after 60 s): its exit code and everything it printed. */
+export async function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  const cli = startCli(args, env, options);
+  const timer = setTimeout(() => cli.child.kill("SIGKILL"), 60_000);
+  const code = await cli.exited;
+  clearTimeout(timer);
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }

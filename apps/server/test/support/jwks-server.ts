@@ -1,9 +1,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tearDownWith } from "./teardown.js";
 
 /**
  * A real JWKS endpoint on 127.0.0.1: serves `{ keys }` at /jwks.json, counts its hits, and rotates
- * keys when told, like an identity provider does.
+ * keys when told, like an identity provider does. Closed when the test (or file) ends.
  */
 export async function startJwksServer(initialKeys: object[]) {
   let keys = initialKeys;
@@ -18,6 +19,12 @@ export async function startJwksServer(initialKeys: object[]) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  tearDownWith(close);
   return {
     url: `http://127.0.0.1:${port}/jwks.json`,
     /** How many times the key set was fetched. */
@@ -26,11 +33,7 @@ export async function startJwksServer(initialKeys: object[]) {
     rotate(next: object[]) {
       keys = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 

@@ -6,6 +6,7 @@ import { gunzipSync } from "node:zlib";
 // (otlp-transformer 0.216.0, the last release that ships it for traces): a real decoder, independent of the
 // serializer the exporter uses.
 import otlp from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
+import { tearDownWith } from "./teardown.js";
 
 /** A span as it arrived, the same whether it came as OTLP protobuf or OTLP JSON. */
 export interface ReceivedSpan {
@@ -109,7 +110,7 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
 /**
  * An OTLP/HTTP trace receiver on 127.0.0.1 that decodes what arrives (application/x-protobuf with the OTLP
  * protobuf codec, application/json as OTLP JSON) and answers as a collector does. With `answer: false` it
- * reads exports and never answers them, like a collector that hangs.
+ * reads exports and never answers them, like a collector that hangs. Closed when the test (or file) ends.
  */
 export async function startOtlpReceiver(options: { answer?: boolean } = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
@@ -139,6 +140,12 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  tearDownWith(close);
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
@@ -155,10 +162,6 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
       }
       return spans;
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, it } from "vitest";
 import { createScratchDatabase, type ScratchDatabase } from "../../src/testing/scratch-postgres.js";
+import { tearDownWith } from "./teardown.js";
 
 // The PostgreSQL the tests use: libpq's variables where set (turbo passes them), else the local one.
 const ADMIN: pg.ClientConfig = {
@@ -54,9 +55,14 @@ export interface PlantRow {
 
 const ADMIN_URL = `postgres://${encodeURIComponent(ADMIN.user!)}@${ADMIN.host}:${ADMIN.port}/${ADMIN.database}`;
 
-/** A fresh database for one test file, read through the test's own connections; drop() removes it. */
-export function createTestDatabase(): Promise<ScratchDatabase> {
-  return createScratchDatabase(ADMIN_URL, "plant_store_test");
+/**
+ * A fresh database, read through the test's own connections; dropped when the test ends, or after the file when
+ * made outside a test (drop() removes it earlier).
+ */
+export async function createTestDatabase(): Promise<ScratchDatabase> {
+  const database = await createScratchDatabase(ADMIN_URL, "plant_store_test");
+  tearDownWith(() => database.drop());
+  return database;
 }
 
 export type TestDatabase = ScratchDatabase;

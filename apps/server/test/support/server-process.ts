@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
+import { captureOutput } from "./child-output.js";
+import { tearDownWith } from "./teardown.js";
 
 // Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
 // `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
@@ -37,7 +38,8 @@ export interface ServerProcess {
  * The one way to run the built server as a process in tests (the in-process app: test-server.ts).
  * Runs dist/main.js, or `options.main` (e.g. inside a deployed folder), with plain node
  * on a free port, as an operator would. `keepOutputChars` keeps only the tail of each stream, so long
- * load runs do not grow the test's memory.
+ * load runs do not grow the test's memory. Killed (-9) when the test ends, or after the file when started
+ * outside a test, unless it has exited already.
  */
 export function startServerProcess(
   env: Record<string, string>,
@@ -50,46 +52,19 @@ export function startServerProcess(
   });
   // For tests that signal the process before it has said where it listens.
   options.onSpawn?.(child);
-  const keep = options.keepOutputChars ?? Number.POSITIVE_INFINITY;
-  const tail = (text: string) => (text.length > keep ? text.slice(-keep) : text);
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (chunk) => {
-    out = tail(out + chunk);
-  });
-  child.stderr.on("data", (chunk) => {
-    err = tail(err + chunk);
-  });
+  const captured = captureOutput(child, options.keepOutputChars);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const outputClosed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  const outputClosed = captured.closed.then(() => undefined);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`server did not start within 15 s:\n${out}\n${err}`));
+      reject(new Error(`server did not start within 15 s:\n${captured.output()}`));
     }, 15_000);
     const onData = () => {
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(captured.stdout());
       if (!match) return;
       clearTimeout(timer);
       child.stdout.off("data", onData);
-      const waitForStdout = async (pattern: RegExp) => {
-        const deadline = Date.now() + 5_000;
-        for (;;) {
-          const found = pattern.exec(out);
-          if (found) return found;
-          if (Date.now() > deadline) throw new Error(`stdout never matched ${pattern}:\n${out}`);
-          // Woken by more output, the end of it or the deadline; each wait takes its listeners with it.
-          await new Promise<void>((wake) => {
-            const done = () => {
-              clearTimeout(timeout);
-              child.stdout.off("data", done).off("close", done);
-              wake();
-            };
-            const timeout = setTimeout(done, Math.max(0, deadline - Date.now()) + 1);
-            child.stdout.once("data", done).once("close", done);
-          });
-        }
-      };
       const alive = () => child.exitCode === null && child.signalCode === null;
       const signalAndWait = async (signal: NodeJS.Signals) => {
         if (alive()) child.kill(signal);
@@ -99,13 +74,13 @@ export function startServerProcess(
         child,
         baseUrl: match[1]!,
         port: Number(new URL(match[1]!).port),
-        stdout: () => out,
-        stderr: () => err,
-        waitForStdout,
+        stdout: captured.stdout,
+        stderr: captured.stderr,
+        waitForStdout: (pattern) => captured.waitFor("stdout", pattern, 5_000),
         exited,
         outputClosed,
         alive,
-        output: () => `${out}${err}`,
+        output: captured.output,
         kill9: () => signalAndWait("SIGKILL"),
         stop: () => signalAndWait("SIGTERM"),
       });
@@ -113,36 +88,21 @@ export function startServerProcess(
     child.stdout.on("data", onData);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
+      reject(new Error(`server exited with ${code} before listening:\n${captured.output()}`));
     });
   });
 }
 
-/**
- * startServerProcess over shared environment variables for a test file; each process started is killed (-9)
- * after its test, or, with `{ keep: "file" }`, by `killAll()` in the file's own afterAll.
- */
-export function serverProcesses(
-  base: Record<string, string> = {},
-  options: { keepOutputChars?: number; keep?: "test" | "file" } = {},
-) {
-  const running: ServerProcess[] = [];
-  const killAll = async () => {
-    await Promise.all(running.splice(0).map((server) => server.kill9()));
-  };
-  if (options.keep !== "file") afterEach(killAll);
+/** startServerProcess over environment variables a test file shares (merged with each call's). */
+export function serverProcesses(base: Record<string, string> = {}, options: { keepOutputChars?: number } = {}) {
   return {
-    async start(env: Record<string, string> = {}): Promise<ServerProcess> {
-      const server = await startServerProcess({ ...base, ...env }, { keepOutputChars: options.keepOutputChars });
-      running.push(server);
-      return server;
-    },
-    killAll,
+    start: (env: Record<string, string> = {}): Promise<ServerProcess> =>
+      startServerProcess({ ...base, ...env }, { keepOutputChars: options.keepOutputChars }),
   };
 }
 
 /** Runs the built server expecting it to refuse to start; resolves with its exit code and output. */
-export function runServerExpectingExit(
+export async function runServerExpectingExit(
   env: Record<string, string>,
   { cwd }: { cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -151,22 +111,11 @@ export function runServerExpectingExit(
     env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const captured = captureOutput(child);
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  // 'close', not 'exit': the output is whole once both streams have ended.
-  return new Promise((resolve) =>
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
+  const code = await captured.closed;
+  clearTimeout(timer);
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
 /** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
@@ -181,7 +130,7 @@ function issueTokenWithCli(env: Record<string, string>, subject: string): Promis
 /**
  * The built server in production mode on 127.0.0.1, over a fresh SQLite file in a temp folder, with a bearer
  * token from its own CLI: what tests from outside the server need. `stop()` ends it, waits until all its output
- * has been read (`stderr()` is then whole) and removes the folder.
+ * has been read (`stderr()` is then whole) and removes the folder; the end of the test (or file) does too.
  */
 export async function startServerWithToken(
   env: Record<string, string>,
@@ -206,6 +155,7 @@ export async function startServerWithToken(
     await server.outputClosed;
     removeData();
   };
+  tearDownWith(stop);
   try {
     return { baseUrl: server.baseUrl, token: await issueTokenWithCli(serverEnv, subject), stderr: server.stderr, stop };
   } catch (error) {

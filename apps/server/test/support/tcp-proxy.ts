@@ -1,10 +1,11 @@
 import net from "node:net";
+import { tearDownWith } from "./teardown.js";
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a real server, which a test can cut, freeze and restore. Cut
  * resets every open connection; freeze leaves them open but stops forwarding (a silent partition);
  * both black-hole new connections (accepted, never answered). These are the ways a database
- * vanishes from a client's point of view.
+ * vanishes from a client's point of view. Closed when the test (or file) ends.
  */
 export async function startTcpProxy(target: { host: string; port: number }, options: { port?: number } = {}) {
   let up = true;
@@ -40,6 +41,13 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
     up = false;
     for (const socket of open) socket.resetAndDestroy();
   };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      cut();
+      for (const socket of held) socket.destroy();
+      server.close(() => resolve());
+    });
+  tearDownWith(close);
   return {
     port,
     cut,
@@ -56,12 +64,7 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
       up = true;
       for (const socket of held) socket.destroy();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        cut();
-        for (const socket of held) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -3,7 +3,6 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { afterEach } from "vitest";
 import { signToken } from "../../src/auth/sign-token.js";
 import { loadConfig } from "../../src/config.js";
 import {
@@ -14,6 +13,7 @@ import {
 } from "../../src/startup/start-plant-store.js";
 import { MemoryPlantStore } from "./memory-plant-store.js";
 import { querySqliteFile } from "./sqlite-file.js";
+import { tearDownWith } from "./teardown.js";
 import { TEST_SECRET } from "./tokens.js";
 
 export { TEST_SECRET };
@@ -49,7 +49,8 @@ const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT
  * The one way to run the server in-process in tests: the composition root (composePlantStore, as main.ts
  * starts it) over a real SQLite file in a fresh temp folder (or a MemoryPlantStore), with every response
  * checked against the contract (VALIDATE_RESPONSES): a test that provokes a response breaking it gets a 500.
- * `close()` shuts it down and removes the files. The built server as a process: server-process.ts.
+ * `close()` shuts it down and removes the files; the end of the test (or of the file, when started outside a
+ * test) closes it too. The built server as a process: server-process.ts.
  */
 export function startTestApp(options: TestServerOptions & { listen: true }): Promise<ListeningTestApp>;
 export function startTestApp(options?: TestServerOptions): Promise<TestApp>;
@@ -83,6 +84,19 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
     throw error;
   }
   const token = signToken({ secret: env.JWT_SECRET ?? TEST_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  let stopped: Promise<void> | undefined;
+  const close = async (closeOptions: { keepFiles?: boolean } = {}) => {
+    stopped ??= (async () => {
+      // A test may have closed the store itself already; the server is closed either way.
+      const shutdown = running.shutdown("test finished").catch(() => undefined);
+      // The test is over: idle keep-alive connections are not waited for (drain is what shutdown tests test).
+      running.server?.closeAllConnections();
+      await shutdown;
+    })();
+    await stopped;
+    if (!closeOptions.keepFiles) rmSync(dir, { recursive: true, force: true });
+  };
+  tearDownWith(() => close());
 
   /** The rows the store holds: for SQLite, read from the file through a separate connection. */
   const rows = (): { id: bigint; name: string; tag: string | null }[] =>
@@ -98,21 +112,17 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
     rows,
     rowCount: () => rows().length,
     auth: { Authorization: `Bearer ${token}` },
-    /** POST /plants with this JSON text as the body, exactly as written, and a valid token. */
-    postJson: (json: string) =>
+    /**
+     * POST /plants with this body (JSON text exactly as written, or an object to serialise) and a bearer token:
+     * this app's valid one unless `token` says otherwise.
+     */
+    post: (body: string | object, { token: bearer = token }: { token?: string } = {}) =>
       request(running.app)
         .post("/plants")
-        .set("Authorization", `Bearer ${token}`)
+        .set("Authorization", `Bearer ${bearer}`)
         .set("Content-Type", "application/json")
-        .send(json),
-    async close(closeOptions: { keepFiles?: boolean } = {}) {
-      // A test may have closed the store itself already; the server is closed either way.
-      const stopped = running.shutdown("test finished").catch(() => undefined);
-      // The test is over: idle keep-alive connections are not waited for (drain is what shutdown tests test).
-      running.server?.closeAllConnections();
-      await stopped;
-      if (!closeOptions.keepFiles) rmSync(dir, { recursive: true, force: true });
-    },
+        .send(typeof body === "string" ? body : JSON.stringify(body)),
+    close,
   };
 }
 
@@ -132,7 +142,8 @@ export interface TestApp extends Omit<ComposedPlantStore, "tracing"> {
   rows: () => { id: bigint; name: string; tag: string | null }[];
   rowCount: () => number;
   auth: { Authorization: string };
-  postJson: (json: string) => request.Test;
+  post: (body: string | object, options?: { token?: string }) => request.Test;
+  /** Shuts it down and removes its files (unless `keepFiles`); the end of the test, or of the file, does too. */
   close: (options?: { keepFiles?: boolean }) => Promise<void>;
 }
 
@@ -144,20 +155,13 @@ export interface TestAppStarter {
   (options?: TestServerOptions): Promise<TestApp>;
 }
 
-/** startTestApp for a test file whose tests start their own servers: each is closed after its test. */
+/** startTestApp over options a test file shares (merged with each call's, env and overrides too). */
 export function testApps(base: TestServerOptions = {}): TestAppStarter {
-  const started: TestApp[] = [];
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-  return (async (options: TestServerOptions = {}) => {
-    const app = await startTestApp({
+  return ((options: TestServerOptions = {}) =>
+    startTestApp({
       ...base,
       ...options,
       env: { ...base.env, ...options.env },
       overrides: { ...base.overrides, ...options.overrides },
-    });
-    started.push(app);
-    return app;
-  }) as TestAppStarter;
+    })) as TestAppStarter;
 }
