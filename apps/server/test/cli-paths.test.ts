@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { type CliResult, runCli } from "./support/cli-process.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const SERVER_DIR = fileURLToPath(new URL("../", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -20,11 +20,6 @@ function relativeStore(): { databaseUrl: string; file: string } {
   return { databaseUrl: join(folder, "plants.db"), file: join(SERVER_DIR, folder, "plants.db") };
 }
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-cli-paths-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 const ROOT_SCRIPTS = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 
@@ -65,7 +60,7 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     const store = relativeStore();
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
-    const snapshot = join(tempDir(), "snapshot.db");
+    const snapshot = join(tempDir("plant-store-cli-paths-"), "snapshot.db");
 
     const backedUp = await rootScript(["backup", snapshot], store.databaseUrl);
     expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
@@ -87,17 +82,17 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     const store = relativeStore();
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
-    const snapshot = join(tempDir(), "snapshot.db");
+    const snapshot = join(tempDir("plant-store-cli-paths-"), "snapshot.db");
     const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: store.databaseUrl }, { cwd: SERVER_DIR });
     expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
     // The same relative value from elsewhere names a store that is not there, and says where it looked.
-    const elsewhere = await runCli(["backup", join(tempDir(), "other.db")], { DATABASE_URL: store.databaseUrl }, { cwd: REPO_ROOT });
+    const elsewhere = await runCli(["backup", join(tempDir("plant-store-cli-paths-"), "other.db")], { DATABASE_URL: store.databaseUrl }, { cwd: REPO_ROOT });
     expect(elsewhere.stderr).toBe(`plant-store backup: there is no SQLite store at ${join(REPO_ROOT, store.databaseUrl)}\n`);
     expect(elsewhere.code).toBe(1);
   });
 
   it("backup refuses an existing file unless --force, and replaces it with --force", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-cli-paths-");
     const store = join(dir, "plants.db");
     await fillSqliteStore(store, plants);
     const snapshot = join(dir, "snapshot.db");
@@ -116,7 +111,7 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
   });
 
   it("restore refuses the store's own file as the snapshot, however the path is spelled, even with --force", async () => {
-    const dir = tempDir();
+    const dir = tempDir("plant-store-cli-paths-");
     const store = join(dir, "plants.db");
     await fillSqliteStore(store, plants);
     const before = readFileSync(store);

@@ -91,7 +91,10 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
 });
 
 it("a PostgreSQL host that does not resolve is waited for, each attempt's line saying it was not found and naming DATABASE_URL", async () => {
-  const server = await startServerProcess({ JWT_SECRET: SECRET, DATABASE_URL: "postgres://postgres@no-such-host.invalid:5432/plants" });
+  const server = await startServerProcess(
+    { JWT_SECRET: SECRET, DATABASE_URL: "postgres://postgres@no-such-host.invalid:5432/plants" },
+    { untilReady: false },
+  );
   onTestFinished(() => server.kill9());
   const line = await server.waitForStdout(/^\{.*"store unavailable at start; retrying".*\}$/m);
   expect(JSON.parse(line[0])).toMatchObject({

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, } from "vitest";
 import { runCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const README = fileURLToPath(new URL("../../../README.md", import.meta.url));
 const servers = serverProcesses();
@@ -32,8 +32,7 @@ describe("README's two-terminal recipe, run as written", () => {
     expect(terminal2).toEqual(terminal1);
     expect(terminal1.JWT_REQUIRED_SCOPE).toBeDefined();
 
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-readme-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("plant-store-readme-");
     const server = await servers.start({ ...terminal1, DATABASE_URL: join(dir, "plants.db") });
     const keysLine = JSON.parse(server.stdout().split("\n").find((line) => line.includes('"token keys loaded"'))!);
     expect(keysLine.requiredScopes).toEqual(terminal1.JWT_REQUIRED_SCOPE!.split(" "));

@@ -6,7 +6,8 @@ import { freePort } from "./support/free-port.js";
 import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
 
 const SECRET = "start-failures-secret-at-least-32-characters";
-const servers = serverProcesses({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false" });
+// untilReady: false, for the server that waits for its database.
+const servers = serverProcesses({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false" }, { untilReady: false });
 
 const logLines = (stdout: string) =>
   stdout

@@ -27,7 +27,7 @@ const READY_WITHIN_MS = RETRY_CAP_MS + 5_000;
 
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   // No admission control: what is checked is the store's readiness, not how loaded this host is.
-  return startServerProcess({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false", ...env }, { keepOutputChars: 256 * 1024 });
+  return startServerProcess({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false", ...env }, { keepOutputChars: 256 * 1024, untilReady: false });
 }
 
 /** A connection of the test's own holding the migration lock until it is released or the test ends. */
@@ -198,7 +198,7 @@ describePostgres("a start that waits for its database (built server, real Postgr
     const exited = new Promise<number | null>((resolve) => {
       const starting = startServerProcess(
         { JWT_SECRET: SECRET, DATABASE_URL: database.url, PORT: String(port) },
-        { onSpawn: (spawned) => (child = spawned.once("exit", resolve)) },
+        { onSpawn: (spawned) => (child = spawned.once("exit", resolve)), untilReady: false },
       );
       starting.catch(() => undefined);
     });

@@ -38,12 +38,13 @@ export interface ServerProcess {
  * The one way to run the built server as a process in tests (the in-process app: test-server.ts).
  * Runs dist/main.js, or `options.main` (e.g. inside a deployed folder), with plain node
  * on a free port, as an operator would. `keepOutputChars` keeps only the tail of each stream, so long
- * load runs do not grow the test's memory. Killed (-9) when the test ends, or after the file when started
+ * load runs do not grow the test's memory. Resolves once it listens with its store open (`untilReady: false`:
+ * once it listens, for tests of the wait). Killed (-9) when the test ends, or after the file when started
  * outside a test, unless it has exited already.
  */
 export function startServerProcess(
   env: Record<string, string>,
-  options: { main?: string; cwd?: string; keepOutputChars?: number; onSpawn?: (child: ChildProcess) => void } = {},
+  options: { main?: string; cwd?: string; keepOutputChars?: number; onSpawn?: (child: ChildProcess) => void; untilReady?: boolean } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [options.main ?? MAIN], {
     cwd: options.cwd,
@@ -60,11 +61,23 @@ export function startServerProcess(
       child.kill("SIGKILL");
       reject(new Error(`server did not start within 15 s:\n${captured.output()}`));
     }, 15_000);
-    const onData = () => {
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(captured.stdout());
+    const onData = async () => {
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"ready":(true|false)/.exec(captured.stdout());
       if (!match) return;
-      clearTimeout(timer);
       child.stdout.off("data", onData);
+      // On a slow host the store's first open can outlast the moment the server gives it before saying where it
+      // listens (ready: false); its open is then logged. Tests that watch that wait themselves (untilReady: false).
+      if (match[2] === "false" && options.untilReady !== false) {
+        try {
+          await captured.waitFor("stdout", /"msg":"store open: ready"/, 15_000);
+        } catch (error) {
+          child.kill("SIGKILL");
+          clearTimeout(timer);
+          reject(error);
+          return;
+        }
+      }
+      clearTimeout(timer);
       const alive = () => child.exitCode === null && child.signalCode === null;
       const signalAndWait = async (signal: NodeJS.Signals) => {
         if (alive()) child.kill(signal);
@@ -94,10 +107,9 @@ export function startServerProcess(
 }
 
 /** startServerProcess over environment variables a test file shares (merged with each call's). */
-export function serverProcesses(base: Record<string, string> = {}, options: { keepOutputChars?: number } = {}) {
+export function serverProcesses(base: Record<string, string> = {}, options: { keepOutputChars?: number; untilReady?: boolean } = {}) {
   return {
-    start: (env: Record<string, string> = {}): Promise<ServerProcess> =>
-      startServerProcess({ ...base, ...env }, { keepOutputChars: options.keepOutputChars }),
+    start: (env: Record<string, string> = {}): Promise<ServerProcess> => startServerProcess({ ...base, ...env }, options),
   };
 }
 
