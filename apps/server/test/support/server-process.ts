@@ -1,16 +1,16 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { captureOutput } from "./child-output.js";
+import { runCli } from "./cli-process.js";
 import { tearDownWith } from "./teardown.js";
 
 // Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
 // `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
 const SERVER_DIR = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${SERVER_DIR}dist/main.js`;
-const CLI = `${SERVER_DIR}dist/cli.js`;
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -131,12 +131,10 @@ export async function runServerExpectingExit(
 }
 
 /** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
-function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [CLI, "issue-token", subject], { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout.trim()),
-    ),
-  );
+async function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
+  const issued = await runCli(["issue-token", subject], env, { cwd: SERVER_DIR });
+  if (issued.code !== 0) throw new Error(`issue-token exited with ${issued.code}: ${issued.stderr}`);
+  return issued.stdout.trim();
 }
 
 /**
