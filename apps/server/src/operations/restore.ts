@@ -4,7 +4,8 @@ import { DatabaseSync } from "node:sqlite";
 import { describeSchema } from "../store/schema-version.js";
 import { sqliteMigrations } from "../store/sqlite/migrations.js";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "../store/sqlite/sqlite-files.js";
-import { countPlants, hasTable, SnapshotError } from "./snapshot.js";
+import { appliedMigrations, hasTable, integrityProblems } from "../store/sqlite/store-file.js";
+import { plantsIn, SnapshotError } from "./snapshot.js";
 
 export interface Restored {
   plants: number;
@@ -71,7 +72,7 @@ function plantsInTarget(target: string, force: boolean): number {
     } catch {
       throw new SnapshotError(`the store at ${target} is in use: stop the server first`);
     }
-    const plants = hasTable(db, "plants") ? countPlants(db, target) : 0;
+    const plants = hasTable(db, "plants") ? plantsIn(db, target) : 0;
     db.exec("COMMIT");
     if (plants > 0 && !force) throw new SnapshotError(`the store at ${target} holds ${plants} plants: replace them with --force`);
     return plants;
@@ -97,13 +98,11 @@ async function checkSnapshot(copy: string, source: string): Promise<{ plants: nu
 
 /** Integrity, plants and schema version of the snapshot `db` has open. */
 function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plants: number; schema: string } {
-  const problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
-    .map((row) => row.integrity_check)
-    .filter((line) => line !== "ok");
+  const problems = integrityProblems(db);
   if (problems.length > 0) throw new SnapshotError(`${source} fails the integrity check: ${problems[0]}`);
-  const plants = countPlants(db, source);
+  const plants = plantsIn(db, source);
   if (!hasTable(db, "kysely_migration")) throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
-  const applied = (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+  const applied = appliedMigrations(db);
   const unknown = applied.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw new SnapshotError(

@@ -2,6 +2,7 @@ import { closeSync, existsSync, fdatasyncSync, openSync, statSync } from "node:f
 import { dirname } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "../store/sqlite/sqlite-files.js";
+import { countPlants, hasTable } from "../store/sqlite/store-file.js";
 
 /** Pages copied per step of the backup (1 MiB of 4 KiB pages): the progress callback runs between two steps. */
 const PAGES_PER_STEP = 256;
@@ -48,7 +49,7 @@ export async function writeSnapshot(
   let partialFd: number | undefined;
   try {
     db.exec("BEGIN");
-    const plants = countPlants(db, storeFile);
+    const plants = plantsIn(db, storeFile);
     await backup(db, partial, {
       rate: PAGES_PER_STEP,
       progress: ({ totalPages, remainingPages }) => {
@@ -74,11 +75,7 @@ export async function writeSnapshot(
 }
 
 /** The number of plants in the database `db` has open; a database without the plants table is not a store. */
-export function countPlants(db: DatabaseSync, filename: string): number {
+export function plantsIn(db: DatabaseSync, filename: string): number {
   if (!hasTable(db, "plants")) throw new SnapshotError(`${filename} is not a Plant Store database: it has no plants table`);
-  return Number((db.prepare("SELECT count(*) AS count FROM plants").get() as { count: number }).count);
-}
-
-export function hasTable(db: DatabaseSync, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  return countPlants(db);
 }

@@ -5,6 +5,7 @@ import type { Plant } from "@plant-store/contract";
 import { oneLine } from "../../one-line.js";
 import { toPlant } from "../plant-store.js";
 import { type PlantRow, type StoreReader, StoreReadError } from "../store-reader.js";
+import { appliedMigrations, countPlants, hasTable } from "./store-file.js";
 
 /**
  * A SQLite store opened read-only, beside a server that may be writing it (WAL lets a reader and a writer
@@ -28,8 +29,7 @@ export class SqliteStoreReader implements StoreReader {
       const idle = leaveNoTrace && !existsSync(`${file}-wal`);
       const location = idle ? new URL(`${pathToFileURL(file).href}?immutable=1`) : file;
       db = new DatabaseSync(location, { readOnly: true, readBigInts: true });
-      const plants = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'plants'").get();
-      if (plants === undefined) throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
+      if (!hasTable(db, "plants")) throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
       return new SqliteStoreReader(db, file);
     } catch (error) {
       db?.close();
@@ -46,13 +46,11 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   async appliedMigrations(): Promise<string[]> {
-    const table = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kysely_migration'").get();
-    if (table === undefined) return [];
-    return (this.db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    return appliedMigrations(this.db);
   }
 
   async countPlants(): Promise<number> {
-    return Number((this.db.prepare("SELECT count(*) AS plants FROM plants").get() as { plants: bigint }).plants);
+    return countPlants(this.db);
   }
 
   async getPlant(id: bigint): Promise<Plant | undefined> {
