@@ -23,10 +23,11 @@ function relativeStore(): { databaseUrl: string; file: string } {
 
 const ROOT_SCRIPTS = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 
-/** The pnpm running this test (`pnpm run test` sets npm_execpath), else the one the docs name, through npx. */
+/** The pnpm running this test (`pnpm run test` sets npm_execpath: pnpm 12's is a native binary), else the docs' one. */
 function pnpm(args: string[]): [string, string[]] {
   const execPath = process.env.npm_execpath;
-  return execPath && /pnpm/.test(execPath) ? [process.execPath, [execPath, ...args]] : ["npx", ["-y", PNPM, ...args]];
+  if (!execPath || !/pnpm/.test(execPath)) return ["npx", ["-y", PNPM, ...args]];
+  return /\.(c|m)?js$/.test(execPath) ? [process.execPath, [execPath, ...args]] : [execPath, args];
 }
 
 /**
