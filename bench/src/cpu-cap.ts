@@ -20,8 +20,8 @@ export interface CpuCap {
  * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). Where the
  * controller is missing or not writable, the server runs uncapped and the description says so.
  */
-export function cpuCap(share: number, periodUs: number): CpuCap {
-  const dir = join(CGROUP_V1_CPU, `plant-store-bench-${process.pid}`);
+export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap {
+  const dir = join(CGROUP_V1_CPU, `plant-store-${name}-${process.pid}`);
   try {
     if (!existsSync(join(CGROUP_V1_CPU, "cpu.cfs_quota_us"))) throw new Error(`no cgroup v1 cpu controller at ${CGROUP_V1_CPU}`);
     mkdirSync(dir);

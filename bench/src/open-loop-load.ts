@@ -15,8 +15,12 @@ export interface PhaseResult {
   okLatenciesMs: number[];
   refusedLatenciesMs: number[];
   refusedByStatus: Record<string, number>;
-  /** Requests the deadline passed for unanswered (sent or still waiting for a connection). */
+  /** Requests the deadline passed for unanswered, and of them: never sent (waiting in this generator's pool for a
+   * connection), on a connection still connecting (in the server's accept queue or SYN retries), and sent. */
   missed: number;
+  missedWaiting: number;
+  missedConnecting: number;
+  missedSent: number;
   /** Requests whose connection failed (refused, reset) before an answer. */
   errors: number;
   /** The server's CPU seconds (all threads, /proc) over the phase, and its largest RSS sampled every 100 ms. */
@@ -40,6 +44,7 @@ interface Pending {
 
 interface Connection {
   socket: Socket;
+  connected: boolean;
   buffer: string;
   current: Pending | undefined;
 }
@@ -82,6 +87,9 @@ function main(): void {
     refusedLatenciesMs: [],
     refusedByStatus: {},
     missed: 0,
+    missedWaiting: 0,
+    missedConnecting: 0,
+    missedSent: 0,
     errors: 0,
     serverCpuSeconds: 0,
     peakRssBytes: 0,
@@ -162,7 +170,10 @@ function main(): void {
     open++;
     const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
     socket.setEncoding("latin1");
-    const connection: Connection = { socket, buffer: "", current: undefined };
+    const connection: Connection = { socket, connected: false, buffer: "", current: undefined };
+    socket.once("connect", () => {
+      connection.connected = true;
+    });
     socket.on("data", (chunk: string) => onData(connection, chunk));
     socket.on("error", () => undefined);
     socket.on("close", () => {
@@ -202,6 +213,9 @@ function main(): void {
         result.missed++;
         result.windows[windowOf(request)]!.missed++;
         const connection = request.connection;
+        if (connection === undefined) result.missedWaiting++;
+        else if (!connection.connected) result.missedConnecting++;
+        else result.missedSent++;
         if (connection?.current === request) {
           connection.current = undefined;
           connection.socket.destroy();
