@@ -14,6 +14,8 @@ export const CONSUMER_TSCONFIG = {
     lib: ["ES2022"],
     types: ["node"],
     skipLibCheck: false,
+    // TypeScript 6 and 7 want the source root named when there is an output folder.
+    rootDir: "src",
     outDir: "dist",
   },
   include: ["src"],

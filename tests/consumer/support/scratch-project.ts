@@ -7,8 +7,8 @@ import { cleanEnv, pnpmCommand, run } from "./run.js";
 const require = createRequire(import.meta.url);
 /** The workspace folder of a package this test workspace depends on. */
 export const workspaceDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
-/** The TypeScript compiler the consumer is checked with (the workspace's own version). */
-export const tscPath = require.resolve("typescript/bin/tsc");
+/** The TypeScript compiler the consumer is checked with: the workspace's own `tsc`, TypeScript 7 (@typescript/native). */
+export const tscPath = join(workspaceDir("@typescript/native"), "bin/tsc");
 
 /** A temp folder outside the workspace; `remove()` deletes it. */
 export function tempFolder(prefix: string): { path: string; remove: () => void } {
