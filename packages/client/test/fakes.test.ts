@@ -11,6 +11,16 @@ afterEach(async () => {
   fake = undefined;
 });
 
+// Each vitest project has a module graph of its own: in the msw 2 project `msw`, and so the handlers' own
+// import of it, is msw 2, while the other project in the same run keeps msw 3.
+it(`loads msw ${mswMajor} in this project, the handlers' import of it included`, async () => {
+  const { default: manifest } = await import("msw/package.json", { with: { type: "json" } });
+  expect(manifest.version.split(".")[0]).toBe(String(mswMajor));
+  const { RequestHandler } = await import("msw");
+  const { plantStoreHandlers } = await import("../src/msw/index.js");
+  for (const handler of plantStoreHandlers().handlers) expect(handler).toBeInstanceOf(RequestHandler);
+});
+
 // The msw 2 project runs only the msw transport's tests.
 if (mswMajor === 3) {
   describe("startFakePlantStore", () => {
