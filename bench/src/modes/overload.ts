@@ -244,6 +244,16 @@ function fleetFigures({ capacityPerSecond, result }: FleetRun) {
   };
 }
 
+/** A fleet run as the JSON keeps it: its latencies as p50 and p99 per outcome, not one number per call. */
+function compactFleetRun({ result, ...run }: FleetRun) {
+  const { okLatenciesMs, otherLatenciesMs, ...rest } = result;
+  const summary = (values: number[]) => ({ count: values.length, p50Ms: percentile(values, 50), p99Ms: percentile(values, 99) });
+  return {
+    ...run,
+    result: { ...rest, ok: summary(okLatenciesMs), others: Object.fromEntries(Object.entries(otherLatenciesMs).map(([key, values]) => [key, summary(values)])) },
+  };
+}
+
 const ms = (value: number | undefined) => (value === undefined ? "–" : value.toFixed(0));
 const pct = (value: number, digits = 1) => `${(value * 100).toFixed(digits)}%`;
 const range = (values: number[], digits: number, unit = "") => {
@@ -365,7 +375,7 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
         ...(fleetRuns.length > 0 ? [`${FLEET_LEVEL}x through the client fleet:`, "", ...fleetTable(fleetRuns), ""] : []),
         ...fleetFailures.map((failure) => `Client fleet failed: ${failure}`),
       ].join("\n");
-      const files = { [`overload-${node}.md`]: markdown, [`overload-${node}.json`]: JSON.stringify({ cap: cap.description, fleetCap: fleetCap.description, runs, fleetRuns }, null, 2) };
+      const files = { [`overload-${node}.md`]: markdown, [`overload-${node}.json`]: JSON.stringify({ cap: cap.description, fleetCap: fleetCap.description, runs, fleetRuns: fleetRuns.map(compactFleetRun) }, null, 2) };
       writeOutputs(options.outDir, files);
       return { files: Object.keys(files) };
     });
