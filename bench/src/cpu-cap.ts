@@ -28,6 +28,8 @@ export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap 
     writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
     writeFileSync(join(dir, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));
   } catch (error) {
+    // A quota the kernel refuses (under 1 ms) fails after the group was made: leave no empty group behind.
+    if (existsSync(dir)) rmdirSync(dir);
     const reason = error instanceof Error ? error.message : String(error);
     return {
       description: `NOT capped: ${reason}; every figure below is for an uncapped core`,
