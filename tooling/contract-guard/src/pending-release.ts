@@ -1,4 +1,4 @@
-import getReleasePlan from "@changesets/get-release-plan";
+import { getReleasePlan } from "@changesets/get-release-plan";
 import type { PlannedRelease } from "./release-rule.js";
 
 /**

@@ -124,3 +124,14 @@ describe("pnpm contract:check", () => {
   }, 120_000);
 });
 
+
+describe("pnpm version-packages", () => {
+  it("with no pending changeset says so, exits 0 and changes nothing", async () => {
+    const root = await repository({});
+    const files = ["packages/contract/package.json", "packages/client/package.json", "packages/contract/openapi.released.json"];
+    const before = await Promise.all(files.map((file) => readFile(join(root, file), "utf8")));
+    const { stdout } = await run(process.execPath, [cli, "version-packages", root]);
+    expect(stdout.trim()).toBe("version-packages: no pending changesets, nothing to version.");
+    expect(await Promise.all(files.map((file) => readFile(join(root, file), "utf8")))).toEqual(before);
+  });
+});
