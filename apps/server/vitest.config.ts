@@ -22,10 +22,11 @@ const ALONE = [
 
 export default defineConfig({
   test: {
-    // Many tests start the built server as a process (~3 s each on this shared machine, ~4.5 s with tracing and
-    // a collector), which on a slow host ran past vitest's 5 s default. The limit only catches a hung test;
-    // the tests' own time bounds stay in their assertions, and speed is the benchmark's business.
-    testTimeout: 20_000,
+    // Many tests start the built server or the CLI as processes, several per test (~3 s each on this shared
+    // machine, ~4.5 s with tracing and a collector, 7-10 s through pnpm), which on a slow host ran past vitest's
+    // 5 s default, and on a contended one past 20 s. The limit only catches a hung test; the tests' own time
+    // bounds stay in their assertions, and speed is the benchmark's business.
+    testTimeout: 60_000,
     projects: [
       {
         extends: true,
