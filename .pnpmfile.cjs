@@ -11,7 +11,9 @@ function checkNodeVersion() {
   const majors = [...range.matchAll(/\^(\d+)\./g)].map((match) => match[1]);
   const current = process.versions.node;
   if (majors.includes(current.split(".")[0])) return;
-  console.error(`Plant Store needs Node.js ${majors.join(" or ")}; this is Node.js ${current}. Install one of those and run the command again.`);
+  console.error(
+    `Plant Store needs Node.js ${majors.join(" or ")}; this is Node.js ${current}. Install one of those and run the command again.`,
+  );
   process.exit(1);
 }
 

@@ -32,7 +32,12 @@ export default defineConfig({
         extends: true,
         // The rest mostly wait (on a process starting, a socket, a SQLite commit): two files at a time overlap
         // those waits (vitest's default on two cores is one file at a time).
-        test: { name: "server", exclude: [...configDefaults.exclude, ...ALONE], maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: {
+          name: "server",
+          exclude: [...configDefaults.exclude, ...ALONE],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
       },
       { extends: true, test: { name: "server-alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],

@@ -7,7 +7,10 @@ const body = JSON.stringify(FIXED_PLANT);
 const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
-    res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
+    res.writeHead(200, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

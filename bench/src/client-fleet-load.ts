@@ -36,13 +36,18 @@ function cpuSeconds(pid: number): number {
 async function main(): Promise<void> {
   const [baseUrl, token, pidText, firstIdText, timeoutText, clientsText, rateText, secondsText] = process.argv.slice(2);
   if (!baseUrl || !token || !pidText || !firstIdText || !timeoutText || !clientsText || !rateText || !secondsText) {
-    throw new Error("usage: node client-fleet-load.js <base url> <token> <server pid> <first id> <timeout ms> <clients> <rate> <seconds>");
+    throw new Error(
+      "usage: node client-fleet-load.js <base url> <token> <server pid> <first id> <timeout ms> <clients> <rate> <seconds>",
+    );
   }
   const pid = Number(pidText);
   const timeoutMs = Number(timeoutText);
   const rate = Number(rateText);
   const seconds = Number(secondsText);
-  const fleet = Array.from({ length: Number(clientsText) }, () => createPlantStoreClient({ baseUrl, token, timeoutMs }).plants);
+  const fleet = Array.from(
+    { length: Number(clientsText) },
+    () => createPlantStoreClient({ baseUrl, token, timeoutMs }).plants,
+  );
   const result: FleetResult = {
     rate,
     seconds,
@@ -69,7 +74,7 @@ async function main(): Promise<void> {
       if (latency > timeoutMs + 100) result.settledLate++;
       if (key === "status 200") {
         result.okLatenciesMs.push(Math.round(latency * 10) / 10);
-        const second = Math.floor(((n * 1000) / rate) / 1000);
+        const second = Math.floor((n * 1000) / rate / 1000);
         result.okPerSecond[Math.min(seconds - 1, second)]!++;
         return;
       }

@@ -23,7 +23,8 @@ export interface CpuCap {
 export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap {
   const dir = join(CGROUP_V1_CPU, `plant-store-${name}-${process.pid}`);
   try {
-    if (!existsSync(join(CGROUP_V1_CPU, "cpu.cfs_quota_us"))) throw new Error(`no cgroup v1 cpu controller at ${CGROUP_V1_CPU}`);
+    if (!existsSync(join(CGROUP_V1_CPU, "cpu.cfs_quota_us")))
+      throw new Error(`no cgroup v1 cpu controller at ${CGROUP_V1_CPU}`);
     mkdirSync(dir);
     writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
     writeFileSync(join(dir, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));

@@ -14,18 +14,30 @@ export interface CpuProfile {
  * own file are named too; neither server loads the other's.
  */
 export const STAGE_RULES: readonly (readonly [stage: string, file: RegExp])[] = [
-  ["log", /\/(pino|sonic-boom|thread-stream|pino-std-serializers)\/|\/logging\/|\/request-log|\/logger\.js|turn-batched/],
+  [
+    "log",
+    /\/(pino|sonic-boom|thread-stream|pino-std-serializers)\/|\/logging\/|\/request-log|\/logger\.js|turn-batched/,
+  ],
   ["metrics", /\/prom-client\/|metrics/],
   ["auth", /\/(jsonwebtoken|jws|jwa|jwks-rsa|express-rate-limit)\/|\/auth\//],
-  ["parse (body)", /\/(lossless-json|raw-body|content-type|iconv-lite|secure-json-parse)\/|json-body|\/wire\/|content-type-parser/],
+  [
+    "parse (body)",
+    /\/(lossless-json|raw-body|content-type|iconv-lite|secure-json-parse)\/|json-body|\/wire\/|content-type-parser/,
+  ],
   ["validate", /\/zod\/|\/@ts-rest\/|validation|\/(ajv|@fastify\/ajv-compiler|fast-uri)\//],
   ["store", /\/store\/|\/(kysely|pg|pg-pool)\//],
   ["headers (helmet, CORS)", /\/(helmet|cors)\/|security-headers|headers-in-head|cors-allowlist/],
   ["tracing", /\/@opentelemetry\/|\/tracing\//],
   // The HTTP share apart from the frameworks, so what Express (or the peer's Fastify) costs shows apart from the platform.
   ["HTTP: node:http and the socket", /^node:(_http|http|net|stream|internal\/(http|stream|streams|net))/],
-  ["HTTP: Express and its router", /\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\//],
-  ["HTTP: Fastify and its router", /\/(fastify|@fastify\/[^/]+|find-my-way|avvio|light-my-request|toad-cache|fast-querystring|fast-json-stringify|rfdc)\//],
+  [
+    "HTTP: Express and its router",
+    /\/(express|router|finalhandler|send|on-finished|statuses|mime-types|qs|body-parser|type-is)\//,
+  ],
+  [
+    "HTTP: Fastify and its router",
+    /\/(fastify|@fastify\/[^/]+|find-my-way|avvio|light-my-request|toad-cache|fast-querystring|fast-json-stringify|rfdc)\//,
+  ],
   ["the server's own code (routes, domain, errors, edge, runtime-internals)", /\/apps\/server\/dist\//],
   // The peer keeps its SQLite commit, its hooks and its route in one file; nearly all of its time there is the commit.
   ["the tuned peer's own code (its SQLite commit, hooks, route)", /\/baselines\/fastify-tuned\.js$/],

@@ -69,7 +69,10 @@ function finish(): void {
     if (inFlight > 0) return;
     clearInterval(waiting);
     agent.destroy();
-    const result = latencies === undefined ? { sent, ok, failed, failures } : { sent, ok, failed, failures, startedAt: started, latencies };
+    const result =
+      latencies === undefined
+        ? { sent, ok, failed, failures }
+        : { sent, ok, failed, failures, startedAt: started, latencies };
     process.stdout.write(`FIXED_RATE_RESULT ${JSON.stringify(result)}\n`);
   }, 50);
 }

@@ -7,7 +7,8 @@ const STAGES_THE_PEER_LACKS = ["HTTP: Express and its router", "metrics", "heade
 /** The stage bare Express has no counterpart for besides the store (which is the writer thread, counted apart). */
 const LOG_STAGE = "log";
 for (const stage of [...STAGES_THE_PEER_LACKS, LOG_STAGE]) {
-  if (!STAGE_RULES.some(([name]) => name === stage)) throw new Error(`floor.ts names a stage the profile does not have: ${stage}`);
+  if (!STAGE_RULES.some(([name]) => name === stage))
+    throw new Error(`floor.ts names a stage the profile does not have: ${stage}`);
 }
 
 /** The servers the floor is worked out from, by their report labels. */
@@ -25,7 +26,8 @@ export const TARGET_CPU_RATIO = 0.8;
 
 const us = (value: number) => value.toFixed(1);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
-const shareOfGap = (part: number, gap: number) => (gap > 0 ? `${us(part)} (${percent(part, gap)})` : `${us(part)} (no gap)`);
+const shareOfGap = (part: number, gap: number) =>
+  gap > 0 ? `${us(part)} (${percent(part, gap)})` : `${us(part)} (no gap)`;
 
 /** The share of the main thread's busy time that `stages` took in the profile. */
 function shareOf(stages: StageProfile, names: string[]): number {
@@ -40,7 +42,11 @@ function shareOf(stages: StageProfile, names: string[]): number {
  * as the server runs it answering a fixed JSON, the share of the gap that the framework itself explains, measured
  * rather than read off the profile, and what the target leaves the server's own stages once it is paid.
  */
-export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, stages: StageProfile | undefined): string[] {
+export function floorMarkdown(
+  measurements: Measurement[],
+  labels: FloorLabels,
+  stages: StageProfile | undefined,
+): string[] {
   const levels = [...new Set(measurements.filter((m) => m.label === labels.server).map((m) => m.connections))];
   const figures = levels.map((connections) => {
     const total = (label: string) => medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
@@ -48,7 +54,12 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
     const peer = total(labels.tunedPeer);
     const platform = total(labels.bareNodeHttp);
     const express = total(labels.bareExpress);
-    const writer = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["SQLite writer thread"]);
+    const writer = medianOf(
+      measurements,
+      labels.server,
+      connections,
+      (m) => m.threadCpuMicrosPerRequest["SQLite writer thread"],
+    );
     const main = medianOf(measurements, labels.server, connections, (m) => m.threadCpuMicrosPerRequest["main thread"]);
     const framework = labels.expressAsServed === undefined ? undefined : total(labels.expressAsServed);
     const target = TARGET_CPU_RATIO * peer;
@@ -71,7 +82,8 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
       log: stages ? shareOf(stages, [LOG_STAGE]) * main : undefined,
     };
   });
-  const row = (what: string, cell: (f: (typeof figures)[number]) => string) => `| ${what} | ${figures.map(cell).join(" | ")} |`;
+  const row = (what: string, cell: (f: (typeof figures)[number]) => string) =>
+    `| ${what} | ${figures.map(cell).join(" | ")} |`;
   const lines = [
     "CPU us per request, medians over this run's rounds. Bare node:http is what node:http costs a request that does",
     "nothing; Plant Store's writer thread is what its durable commit costs. Neither is Plant Store's to cut, so the",
@@ -99,8 +111,9 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
   }
   if (stages) {
     lines.push(
-      row("of the gap, the stages (5) lacks (Express and its router, metrics, security headers; profile shares of (1)'s main thread)", (f) =>
-        shareOfGap(f.peerLacks!, f.gap),
+      row(
+        "of the gap, the stages (5) lacks (Express and its router, metrics, security headers; profile shares of (1)'s main thread)",
+        (f) => shareOfGap(f.peerLacks!, f.gap),
       ),
     );
   }
@@ -111,7 +124,9 @@ export function floorMarkdown(measurements: Measurement[], labels: FloorLabels, 
   if (stages) {
     lines.push(
       row("of it, (1)'s writer thread and log line, which (2) does not have", (f) =>
-        f.server > f.express ? `${us(f.writer + f.log!)} (${percent(f.writer + f.log!, f.server - f.express)})` : `${us(f.writer + f.log!)} (no gap)`,
+        f.server > f.express
+          ? `${us(f.writer + f.log!)} (${percent(f.writer + f.log!, f.server - f.express)})`
+          : `${us(f.writer + f.log!)} (no gap)`,
       ),
     );
   }

@@ -47,7 +47,10 @@ export interface Measurement {
 /** Hands out blocks of ids so no two runs (warm-ups included) ever send the same id. */
 export class IdBlocks {
   private next: number;
-  constructor(first = 1, private readonly size = 100_000_000) {
+  constructor(
+    first = 1,
+    private readonly size = 100_000_000,
+  ) {
     this.next = first;
   }
   take(): number {
@@ -68,7 +71,11 @@ export function requireAllOk(label: string, connections: number, load: LoadResul
 }
 
 /** One POST through fetch before any load, so a misconfigured server fails loudly with its answer. */
-export async function checkAnswers(server: RunningServer, token: string, id: number): Promise<{ status: number; body: string }> {
+export async function checkAnswers(
+  server: RunningServer,
+  token: string,
+  id: number,
+): Promise<{ status: number; body: string }> {
   const response = await fetch(`${server.baseUrl}/plants`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
@@ -139,7 +146,12 @@ function loadOptions(plan: Plan, server: RunningServer, connections: number, ids
 }
 
 /** Median over rounds of one figure of one server at one connection level. */
-export function medianOf(measurements: Measurement[], label: string, connections: number, value: (m: Measurement) => number): number {
+export function medianOf(
+  measurements: Measurement[],
+  label: string,
+  connections: number,
+  value: (m: Measurement) => number,
+): number {
   return median(measurements.filter((m) => m.label === label && m.connections === connections).map(value));
 }
 
@@ -177,8 +189,12 @@ export function summarise(measurements: Measurement[], referenceLabel: string): 
         p99Ms: median(runs.map((m) => m.load.p99Ms)),
         cpuMicrosPerRequest: median(runs.map((m) => m.cpuMicrosPerRequest)),
         peakRssBytes: Math.max(...runs.map((m) => m.peakRssBytes)),
-        ratioToReference: spread(runs.map((m) => m.load.requestsPerSecond / reference.get(m.round)!.load.requestsPerSecond)),
-        cpuRatioToReference: spread(runs.map((m) => reference.get(m.round)!.cpuMicrosPerRequest / m.cpuMicrosPerRequest)),
+        ratioToReference: spread(
+          runs.map((m) => m.load.requestsPerSecond / reference.get(m.round)!.load.requestsPerSecond),
+        ),
+        cpuRatioToReference: spread(
+          runs.map((m) => reference.get(m.round)!.cpuMicrosPerRequest / m.cpuMicrosPerRequest),
+        ),
       });
     }
   }

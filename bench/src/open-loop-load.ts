@@ -69,7 +69,9 @@ function percentile(values: number[], p: number): number | undefined {
 function main(): void {
   const [baseUrl, token, pidText, firstIdText, deadlineText, phasesText] = process.argv.slice(2);
   if (!baseUrl || !token || !pidText || !firstIdText || !deadlineText || !phasesText) {
-    throw new Error("usage: node open-loop-load.js <base url> <token> <server pid> <first id> <deadline ms> <rate:seconds,...>");
+    throw new Error(
+      "usage: node open-loop-load.js <base url> <token> <server pid> <first id> <deadline ms> <rate:seconds,...>",
+    );
   }
   const url = new URL(baseUrl);
   const pid = Number(pidText);
@@ -254,7 +256,12 @@ function main(): void {
       if (p === undefined) break;
       const dueAt = started + p.dueMs;
       if (dueAt > now) break;
-      const request: Pending = { scheduledAt: dueAt, phase: p.phase, body: `{"id":${nextId++},"name":"Monstera","tag":"tropical"}`, done: false };
+      const request: Pending = {
+        scheduledAt: dueAt,
+        phase: p.phase,
+        body: `{"id":${nextId++},"name":"Monstera","tag":"tropical"}`,
+        done: false,
+      };
       results[p.phase]!.sent++;
       inFlight.push(request);
       scheduled++;
@@ -266,7 +273,10 @@ function main(): void {
       clearInterval(rssTimer);
       for (const connection of idle) connection.socket.destroy();
       for (const [index, result] of results.entries()) {
-        result.windows = result.windows.map((window, w) => ({ ...window, p99Ms: percentile(windowLatencies[index]![w]!, 99) }));
+        result.windows = result.windows.map((window, w) => ({
+          ...window,
+          p99Ms: percentile(windowLatencies[index]![w]!, 99),
+        }));
       }
       // Exit only once the line is out: a pipe is written asynchronously.
       process.stdout.write(`OPEN_LOOP_RESULT ${JSON.stringify(results)}\n`, () => process.exit(0));
@@ -278,7 +288,8 @@ function main(): void {
   function phaseOfRequest(n: number): { phase: number; dueMs: number } | undefined {
     let before = 0;
     for (const [index, count] of counts.entries()) {
-      if (n < before + count) return { phase: index, dueMs: phaseStarts[index]! + ((n - before) * 1000) / phases[index]!.rate };
+      if (n < before + count)
+        return { phase: index, dueMs: phaseStarts[index]! + ((n - before) * 1000) / phases[index]!.rate };
       before += count;
     }
     return undefined;

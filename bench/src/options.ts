@@ -45,7 +45,8 @@ export function parseVariant(text: string): Variant {
   const at = text.indexOf("=");
   const label = text.slice(0, at);
   const rest = text.slice(at + 1);
-  if (at <= 0 || rest === "") throw new Error("--variant must be label=path/to/main.js, label=KEY=VALUE[,KEY=VALUE] or label=--flag[,--flag]");
+  if (at <= 0 || rest === "")
+    throw new Error("--variant must be label=path/to/main.js, label=KEY=VALUE[,KEY=VALUE] or label=--flag[,--flag]");
   if (rest.startsWith("--")) return { label, nodeArgs: rest.split(",") };
   if (!/^[A-Z_][A-Z0-9_]*=/.test(rest)) return { label, main: rest };
   const env = Object.fromEntries(

@@ -18,7 +18,12 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** What a server's threads are counted as, by the name Linux shows for each (`/proc/<pid>/task/<tid>/comm`). */
-export const THREAD_ROLES = ["main thread", "SQLite writer thread", "V8 helper threads (GC, compiler)", "other threads"] as const;
+export const THREAD_ROLES = [
+  "main thread",
+  "SQLite writer thread",
+  "V8 helper threads (GC, compiler)",
+  "other threads",
+] as const;
 export type ThreadRole = (typeof THREAD_ROLES)[number];
 export type ThreadCpu = Record<ThreadRole, number>;
 
@@ -44,7 +49,12 @@ export interface CpuReading {
  * not yet in the total: "other threads" is clamped at zero for that.
  */
 export function readCpu(pid: number): CpuReading {
-  const byRole: ThreadCpu = { "main thread": 0, "SQLite writer thread": 0, "V8 helper threads (GC, compiler)": 0, "other threads": 0 };
+  const byRole: ThreadCpu = {
+    "main thread": 0,
+    "SQLite writer thread": 0,
+    "V8 helper threads (GC, compiler)": 0,
+    "other threads": 0,
+  };
   const total = cpuSeconds(pid);
   for (const entry of readdirSync(`/proc/${pid}/task`)) {
     const tid = Number(entry);
@@ -55,7 +65,10 @@ export function readCpu(pid: number): CpuReading {
       // The thread ended between listing and reading: its time is in the process's total, so in "other threads".
     }
   }
-  byRole["other threads"] = Math.max(0, total - byRole["main thread"] - byRole["SQLite writer thread"] - byRole["V8 helper threads (GC, compiler)"]);
+  byRole["other threads"] = Math.max(
+    0,
+    total - byRole["main thread"] - byRole["SQLite writer thread"] - byRole["V8 helper threads (GC, compiler)"],
+  );
   return { total, byRole };
 }
 
@@ -71,7 +84,9 @@ export interface CpuPerRequest {
  */
 export function cpuPerRequest(before: CpuReading, after: CpuReading, requests: number): CpuPerRequest {
   const perRequest = (seconds: number) => (seconds * 1e6) / requests;
-  const byRole = Object.fromEntries(THREAD_ROLES.map((role) => [role, perRequest(after.byRole[role] - before.byRole[role])])) as ThreadCpu;
+  const byRole = Object.fromEntries(
+    THREAD_ROLES.map((role) => [role, perRequest(after.byRole[role] - before.byRole[role])]),
+  ) as ThreadCpu;
   byRole["other threads"] = Math.max(0, byRole["other threads"]);
   return { all: perRequest(after.total - before.total), byRole };
 }
@@ -79,6 +94,7 @@ export function cpuPerRequest(before: CpuReading, after: CpuReading, requests: n
 /** Resident set size now and its peak since the process started, in bytes, from /proc/<pid>/status. */
 export function memory(pid: number): { rssBytes: number; peakRssBytes: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN) * 1024;
+  const kib = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rssBytes: kib("VmRSS"), peakRssBytes: kib("VmHWM") };
 }

@@ -120,9 +120,12 @@ export function threadCpuTable(measurements: Measurement[]): string[] {
   const rows: string[] = [];
   for (const connections of new Set(measurements.map((m) => m.connections))) {
     for (const label of new Set(measurements.map((m) => m.label))) {
-      const byRole = (role: (typeof THREAD_ROLES)[number]) => medianOf(measurements, label, connections, (m) => m.threadCpuMicrosPerRequest[role]);
+      const byRole = (role: (typeof THREAD_ROLES)[number]) =>
+        medianOf(measurements, label, connections, (m) => m.threadCpuMicrosPerRequest[role]);
       const total = medianOf(measurements, label, connections, (m) => m.cpuMicrosPerRequest);
-      rows.push(`| ${connections} | ${label} | ${THREAD_ROLES.map((role) => fixed(byRole(role), 1)).join(" | ")} | ${fixed(total, 1)} |`);
+      rows.push(
+        `| ${connections} | ${label} | ${THREAD_ROLES.map((role) => fixed(byRole(role), 1)).join(" | ")} | ${fixed(total, 1)} |`,
+      );
     }
   }
   return [

@@ -77,7 +77,8 @@ function parse(argv: string[]): BenchOptions {
   const defaults = DEFAULTS[mode];
   const number = (text: string | undefined, fallback: number | undefined, flag: string) => {
     const value = text === undefined ? fallback : Number(text);
-    if (value === undefined || !Number.isFinite(value) || value <= 0) throw new Error(`--${flag} must be a positive number`);
+    if (value === undefined || !Number.isFinite(value) || value <= 0)
+      throw new Error(`--${flag} must be a positive number`);
     return value;
   };
   const databases = values.database.split(",");
@@ -114,7 +115,18 @@ try {
 } catch (error) {
   fail(error);
 }
-const run = { compare, quick: compare, prefill, soak, profile, ab, starts, overload, backup, "copy-store": copyStoreMode }[options.mode];
+const run = {
+  compare,
+  quick: compare,
+  prefill,
+  soak,
+  profile,
+  ab,
+  starts,
+  overload,
+  backup,
+  "copy-store": copyStoreMode,
+}[options.mode];
 run(options).then(
   (result) => process.stdout.write(`report written to ${options.outDir} (${result.files.join(", ")})\n`),
   fail,

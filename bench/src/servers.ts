@@ -98,7 +98,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       stdio: ["ignore", log, "pipe"],
     });
     closeSync(log);
-    const baseUrl = await waitFor(child, label, () => /"url":"(http:\/\/[^"]+)"/.exec(readFileSync(logFile, "utf8"))?.[1]);
+    const baseUrl = await waitFor(
+      child,
+      label,
+      () => /"url":"(http:\/\/[^"]+)"/.exec(readFileSync(logFile, "utf8"))?.[1],
+    );
     return running(options.key, label, child, baseUrl);
   }
   const script = join(BASELINES, `${options.key}.js`);
@@ -137,7 +141,8 @@ function waitFor(child: ChildProcess, label: string, probe: () => string | undef
   });
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const onExit = (code: number | null) => reject(new Error(`${label} exited with ${code} before listening:\n${stderr}`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`${label} exited with ${code} before listening:\n${stderr}`));
     child.once("exit", onExit);
     const poll = setInterval(() => {
       const found = probe();

@@ -21,7 +21,8 @@ export interface StageProfile {
 }
 
 /** The busy time of a set of stages added up. */
-export const totalMicros = (stages: Map<string, number>) => [...stages.values()].reduce((sum, micros) => sum + micros, 0);
+export const totalMicros = (stages: Map<string, number>) =>
+  [...stages.values()].reduce((sum, micros) => sum + micros, 0);
 
 /**
  * Runs a fresh server (the built one unless `key` names another) under `node --cpu-prof`, loads it with wrk (a
@@ -35,10 +36,20 @@ export async function profileStages(
 ): Promise<StageProfile> {
   const profileDir = join(session.dir, `profiles-${key}`);
   mkdirSync(profileDir, { recursive: true });
-  const server = await session.start({ key, name: `profiled-${key}`, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] });
+  const server = await session.start({
+    key,
+    name: `profiled-${key}`,
+    nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir],
+  });
   const ids = new IdBlocks();
   await checkAnswers(server, session.token, ids.take());
-  const load = { baseUrl: server.baseUrl, connections: plan.connections, token: session.token, order: "ascending" as const, pin: session.pin.load };
+  const load = {
+    baseUrl: server.baseUrl,
+    connections: plan.connections,
+    token: session.token,
+    order: "ascending" as const,
+    pin: session.pin.load,
+  };
   const warmup = await runWrk({ ...load, firstId: ids.take(), seconds: plan.warmupSeconds });
   const cpuBefore = readCpu(server.pid);
   const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
@@ -58,7 +69,10 @@ export async function profileStages(
     cpuMicrosPerRequest: cpu.all,
     threadCpuMicrosPerRequest: cpu.byRole,
     mainStages: stageTimes(main).stages,
-    workers: workers.map((worker) => ({ role: workerThreadRole(worker), busyMicros: totalMicros(stageTimes(worker).stages) })),
+    workers: workers.map((worker) => ({
+      role: workerThreadRole(worker),
+      busyMicros: totalMicros(stageTimes(worker).stages),
+    })),
   };
 }
 
@@ -68,7 +82,9 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
   const busy = totalMicros(profile.mainStages);
   const rows = [...profile.mainStages.entries()]
     .sort((a, b) => b[1] - a[1])
-    .map(([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`);
+    .map(
+      ([stage, micros]) => `| ${stage} | ${(micros / requests).toFixed(1)} | ${((100 * micros) / busy).toFixed(1)}% |`,
+    );
   // The writer serves every request; a thread that only ran at start-up is reported by its total instead.
   const workerLines = profile.workers.map(({ role, busyMicros }, index) =>
     role === SQLITE_WRITER
@@ -76,7 +92,9 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
         "transactions, which includes waiting for fsync (profiles sample wall time, not CPU)."
       : `- Worker thread ${index + 1} (${role}): ${(busyMicros / 1000).toFixed(0)} ms not idle in all.`,
   );
-  const byThread = THREAD_ROLES.map((role) => `${role} ${profile.threadCpuMicrosPerRequest[role].toFixed(1)}`).join(", ");
+  const byThread = THREAD_ROLES.map((role) => `${role} ${profile.threadCpuMicrosPerRequest[role].toFixed(1)}`).join(
+    ", ",
+  );
   return [
     `Measured without the profiler's help: ${profile.cpuMicrosPerRequest.toFixed(0)} us of CPU per request (all threads, /proc, measured run only;`,
     `the profiler itself adds to it): ${byThread}. Per-request figures below divide by the ${requests} requests the profile saw (warm-up included).`,
@@ -95,10 +113,15 @@ export function stageProfileMarkdown(profile: StageProfile): string[] {
  * Two profiles' stages side by side, in us per request of main-thread busy time: where one server spends more
  * than the other on the same kind of work. The two ran one after the other, so the host may differ between them.
  */
-export function stageComparisonMarkdown(first: { label: string; profile: StageProfile }, second: { label: string; profile: StageProfile }): string[] {
+export function stageComparisonMarkdown(
+  first: { label: string; profile: StageProfile },
+  second: { label: string; profile: StageProfile },
+): string[] {
   const perRequest = (profile: StageProfile, stage: string) => (profile.mainStages.get(stage) ?? 0) / profile.requests;
   const stages = [...new Set([...first.profile.mainStages.keys(), ...second.profile.mainStages.keys()])].sort(
-    (a, b) => Math.max(perRequest(first.profile, b), perRequest(second.profile, b)) - Math.max(perRequest(first.profile, a), perRequest(second.profile, a)),
+    (a, b) =>
+      Math.max(perRequest(first.profile, b), perRequest(second.profile, b)) -
+      Math.max(perRequest(first.profile, a), perRequest(second.profile, a)),
   );
   const cell = (micros: number) => (micros === 0 ? "–" : micros.toFixed(1));
   const row = (what: string, a: number, b: number) => `| ${what} | ${cell(a)} | ${cell(b)} | ${(a - b).toFixed(1)} |`;
@@ -111,7 +134,11 @@ export function stageComparisonMarkdown(first: { label: string; profile: StagePr
       totalMicros(first.profile.mainStages) / first.profile.requests,
       totalMicros(second.profile.mainStages) / second.profile.requests,
     ),
-    row("CPU per request, all threads, /proc (measured run)", first.profile.cpuMicrosPerRequest, second.profile.cpuMicrosPerRequest),
+    row(
+      "CPU per request, all threads, /proc (measured run)",
+      first.profile.cpuMicrosPerRequest,
+      second.profile.cpuMicrosPerRequest,
+    ),
     "",
   ];
 }

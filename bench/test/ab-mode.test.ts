@@ -20,11 +20,28 @@ describe.skipIf(skip)("pnpm bench -- --mode ab", () => {
   it("loads the built server and the variant at once, round by round, and reports the CPU ratio", async () => {
     const { stdout } = await run(
       process.execPath,
-      [RUN, "--mode", "ab", "--rounds", "2", "--seconds", "1", "--warmup", "1", "--variant", "validating=VALIDATE_RESPONSES=true", "--out", out],
+      [
+        RUN,
+        "--mode",
+        "ab",
+        "--rounds",
+        "2",
+        "--seconds",
+        "1",
+        "--warmup",
+        "1",
+        "--variant",
+        "validating=VALIDATE_RESPONSES=true",
+        "--out",
+        out,
+      ],
       { timeout: 110_000 },
     );
 
-    const report = JSON.parse(readFileSync(join(out, "benchmarks-ab.json"), "utf8")) as { variant: unknown; rounds: AbRound[] };
+    const report = JSON.parse(readFileSync(join(out, "benchmarks-ab.json"), "utf8")) as {
+      variant: unknown;
+      rounds: AbRound[];
+    };
     expect(report.variant).toEqual({ label: "validating", env: { VALIDATE_RESPONSES: "true" } });
     expect(report.rounds).toHaveLength(2);
     for (const round of report.rounds) {
@@ -33,7 +50,9 @@ describe.skipIf(skip)("pnpm bench -- --mode ab", () => {
       expect(round.ratio).toBeCloseTo(round.variant.cpuMicrosPerRequest / round.base.cpuMicrosPerRequest, 6);
     }
     expect(stdout).toMatch(/round 2\/2: base [\d.]+ us\/req, validating [\d.]+ us\/req/);
-    expect(readFileSync(join(out, "benchmarks-ab.md"), "utf8")).toMatch(/\*\*validating \/ base, server CPU per request: [\d.]+x/);
+    expect(readFileSync(join(out, "benchmarks-ab.md"), "utf8")).toMatch(
+      /\*\*validating \/ base, server CPU per request: [\d.]+x/,
+    );
   }, 120_000);
 
   it("refuses to run without exactly one variant", async () => {

@@ -35,7 +35,12 @@ const stages: StageProfile = {
   connections: 50,
   requests: 1000,
   cpuMicrosPerRequest: 60,
-  threadCpuMicrosPerRequest: { "main thread": 53, "SQLite writer thread": 5, "V8 helper threads (GC, compiler)": 2, "other threads": 0 },
+  threadCpuMicrosPerRequest: {
+    "main thread": 53,
+    "SQLite writer thread": 5,
+    "V8 helper threads (GC, compiler)": 2,
+    "other threads": 0,
+  },
   mainStages: new Map([
     ["HTTP: Express and its router", 10],
     ["metrics", 6],
@@ -68,13 +73,17 @@ describe("the floor under the CPU target", () => {
   it("says nothing is left when node:http and the commit alone are over the target, and leaves the profile rows out without a profile", () => {
     const heavyPlatform = measurements.map((m) => (m.label === "node:http" ? run("node:http", m.round, 38) : m));
     const markdown = floorMarkdown(heavyPlatform, labels, undefined).join("\n");
-    expect(markdown).toContain("the target leaves the rest of (1)'s work nothing: node:http and the commit alone are over the target.");
+    expect(markdown).toContain(
+      "the target leaves the rest of (1)'s work nothing: node:http and the commit alone are over the target.",
+    );
     expect(markdown).not.toContain("of the gap, the stages (5) lacks");
   });
 
   it("with (6), says what share of the gap Express as the server runs it explains, and what it leaves the server's own stages", () => {
     const withFramework = [...measurements, ...[0, 1].map((round) => run("express as served", round, 31))];
-    const markdown = floorMarkdown(withFramework, { ...labels, expressAsServed: "express as served" }, stages).join("\n");
+    const markdown = floorMarkdown(withFramework, { ...labels, expressAsServed: "express as served" }, stages).join(
+      "\n",
+    );
     // (6) 31 us is 6 us above node:http's 25: 30% of the 20 us gap. The target, 40, less (6) and the 5 us writer leaves 4 us;
     // the server's own stages cost 60 − 31 − 5 = 24 now.
     expect(markdown).toContain("| (6) Express as (1) runs it, a fixed answer, all threads | 31.0 |");
@@ -89,20 +98,28 @@ describe("the floor under the CPU target", () => {
 
   it("says when Express as the server runs it and the commit are over the target on their own", () => {
     const heavyFramework = [...measurements, ...[0, 1].map((round) => run("express as served", round, 37))];
-    const markdown = floorMarkdown(heavyFramework, { ...labels, expressAsServed: "express as served" }, stages).join("\n");
-    expect(markdown).toContain("  Express as (1) runs it takes 12.0 us of that: with the commit it is over the target before (1) does any work of its own.");
+    const markdown = floorMarkdown(heavyFramework, { ...labels, expressAsServed: "express as served" }, stages).join(
+      "\n",
+    );
+    expect(markdown).toContain(
+      "  Express as (1) runs it takes 12.0 us of that: with the commit it is over the target before (1) does any work of its own.",
+    );
   });
 
   it("says so where the server is within the target", () => {
     const cheapServer = measurements.map((m) => (m.label === "server" ? run("server", m.round, 38, 5) : m));
-    expect(floorMarkdown(cheapServer, labels, stages).join("\n")).toContain("- At 50 connections (1) is within the CPU target.");
+    expect(floorMarkdown(cheapServer, labels, stages).join("\n")).toContain(
+      "- At 50 connections (1) is within the CPU target.",
+    );
   });
 });
 
 describe("the table of CPU by thread", () => {
   it("gives each server's CPU per request by thread, medians over rounds", () => {
     const table = threadCpuTable(measurements).join("\n");
-    expect(table).toContain("| Connections | Server | main thread | SQLite writer thread | V8 helper threads (GC, compiler) | other threads | all |");
+    expect(table).toContain(
+      "| Connections | Server | main thread | SQLite writer thread | V8 helper threads (GC, compiler) | other threads | all |",
+    );
     expect(table).toContain("| 50 | server | 53.0 | 5.0 | 2.0 | 0.0 | 60.0 |");
   });
 });

@@ -37,15 +37,30 @@ describe.skipIf(skip)("pnpm bench -- --database sqlite,postgres", () => {
 
   it("measures the server on SQLite and on a fresh PostgreSQL database side by side, then drops that database", async () => {
     if (unreachable) throw new Error(unreachable);
-    const args = ["--mode", "quick", "--servers", "plant-store", "--database", "sqlite,postgres", "--postgres-url", POSTGRES_URL];
-    await run(process.execPath, [RUN, ...args, "--connections", "50", "--rounds", "1", "--out", out], { timeout: 110_000 });
+    const args = [
+      "--mode",
+      "quick",
+      "--servers",
+      "plant-store",
+      "--database",
+      "sqlite,postgres",
+      "--postgres-url",
+      POSTGRES_URL,
+    ];
+    await run(process.execPath, [RUN, ...args, "--connections", "50", "--rounds", "1", "--out", out], {
+      timeout: 110_000,
+    });
 
     const report = JSON.parse(readFileSync(join(out, "benchmarks.json"), "utf8")) as {
       answers: Record<string, { status: number }>;
       idleRss: Record<string, number>;
       measurements: { label: string; load: { requests: number; non2xx: number } }[];
     };
-    const labels = ["(1) Plant Store, full pipeline", "(1) Plant Store on PostgreSQL", "(2) bare Express 5 + express.json() [floor]"];
+    const labels = [
+      "(1) Plant Store, full pipeline",
+      "(1) Plant Store on PostgreSQL",
+      "(2) bare Express 5 + express.json() [floor]",
+    ];
     expect(Object.keys(report.answers).sort()).toEqual([...labels].sort());
     for (const label of labels) {
       expect(report.answers[label]!.status).toBe(200);
@@ -55,7 +70,10 @@ describe.skipIf(skip)("pnpm bench -- --database sqlite,postgres", () => {
       for (const m of runs) expect(m.load.non2xx).toBe(0);
     }
     const markdown = readFileSync(join(out, "benchmarks.md"), "utf8");
-    const database = /\| PostgreSQL \| PostgreSQL \d[^|]*, database (plant_store_bench_[0-9a-f]+), made for this run/.exec(markdown)?.[1];
+    const database =
+      /\| PostgreSQL \| PostgreSQL \d[^|]*, database (plant_store_bench_[0-9a-f]+), made for this run/.exec(
+        markdown,
+      )?.[1];
     expect(database).toBeDefined();
     expect(markdown).toContain("| (1) Plant Store on PostgreSQL |");
     expect(markdown).toMatch(/^Idle RSS, each server after its start and one create/m);

@@ -31,8 +31,24 @@ describe.skipIf(process.platform !== "linux")("CPU time per thread role, from /p
   }, 30_000);
 
   it("divides the CPU between two readings by the requests: the whole from the totals, a role's tick read into the wrong role clamped at zero", () => {
-    const before = { total: 1.17, byRole: { "main thread": 1, "SQLite writer thread": 0.1, "V8 helper threads (GC, compiler)": 0.05, "other threads": 0.02 } };
-    const after = { total: 1.72, byRole: { "main thread": 1.5, "SQLite writer thread": 0.15, "V8 helper threads (GC, compiler)": 0.06, "other threads": 0.01 } };
+    const before = {
+      total: 1.17,
+      byRole: {
+        "main thread": 1,
+        "SQLite writer thread": 0.1,
+        "V8 helper threads (GC, compiler)": 0.05,
+        "other threads": 0.02,
+      },
+    };
+    const after = {
+      total: 1.72,
+      byRole: {
+        "main thread": 1.5,
+        "SQLite writer thread": 0.15,
+        "V8 helper threads (GC, compiler)": 0.06,
+        "other threads": 0.01,
+      },
+    };
     expect(cpuPerRequest(before, after, 10_000)).toEqual({
       all: expect.closeTo(55, 9),
       byRole: {

@@ -48,7 +48,9 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     // Plant Store's commit runs on its named writer thread (counted over its rounds: a 1 s round may hold only a
     // clock tick of it); the other servers have none and store, if at all, on their main thread.
     const writerCpu = (label: string) =>
-      report.measurements.filter((m) => m.label === label).reduce((sum, m) => sum + m.threadCpuMicrosPerRequest["SQLite writer thread"]!, 0);
+      report.measurements
+        .filter((m) => m.label === label)
+        .reduce((sum, m) => sum + m.threadCpuMicrosPerRequest["SQLite writer thread"]!, 0);
     for (const label of labels) {
       if (label.startsWith("(1)")) expect(writerCpu(label), label).toBeGreaterThan(0);
       else expect(writerCpu(label), label).toBe(0);
@@ -58,9 +60,17 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     for (const label of labels) expect(markdown).toContain(`| ${label} |`);
     expect(markdown).toContain("## Targets");
     for (const connections of [50, 100]) {
-      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) req/s vs \\(5\\) tuned peer, ${connections} connections \\| >= 1.25x \\| [\\d.]+x`));
-      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) CPU per request vs \\(5\\) tuned peer, ${connections} connections \\| <= 0.8x \\| [\\d.]+x`));
-      expect(markdown).toMatch(new RegExp(`\\| \\(1\\) req/s vs \\(2\\) bare Express, ${connections} connections \\| >= 1x \\|`));
+      expect(markdown).toMatch(
+        new RegExp(`\\| \\(1\\) req/s vs \\(5\\) tuned peer, ${connections} connections \\| >= 1.25x \\| [\\d.]+x`),
+      );
+      expect(markdown).toMatch(
+        new RegExp(
+          `\\| \\(1\\) CPU per request vs \\(5\\) tuned peer, ${connections} connections \\| <= 0.8x \\| [\\d.]+x`,
+        ),
+      );
+      expect(markdown).toMatch(
+        new RegExp(`\\| \\(1\\) req/s vs \\(2\\) bare Express, ${connections} connections \\| >= 1x \\|`),
+      );
     }
     expect(markdown).toContain("| (1) p99 at 50 connections | <= 10 ms |");
     // Every server's ratios to the platform limit, bare node:http, besides those to the framework floor.
@@ -68,7 +78,9 @@ describe.skipIf(skip)("pnpm bench -- --mode quick", () => {
     expect(markdown).toContain("req/s vs (3): median (min–max)");
     // What the CPU target leaves after node:http and the commit, and every server's CPU by thread.
     expect(markdown).toContain("## What the CPU target leaves");
-    expect(markdown).toMatch(/\| \*\*left for the rest of \(1\)'s work: target − \(3\) − writer\*\* \| \*\*-?[\d.]+\*\* \| \*\*-?[\d.]+\*\* \|/);
+    expect(markdown).toMatch(
+      /\| \*\*left for the rest of \(1\)'s work: target − \(3\) − writer\*\* \| \*\*-?[\d.]+\*\* \| \*\*-?[\d.]+\*\* \|/,
+    );
     expect(markdown).toMatch(/\| of the gap, Express as \(1\) runs it: \(6\) − \(3\) \| -?[\d.]+ /);
     expect(markdown).toContain("| Connections | Server | main thread | SQLite writer thread |");
     expect(readFileSync(join(out, "benchmarks.svg"), "utf8")).toMatch(/^<svg[^>]*>[\s\S]*<\/svg>$/);

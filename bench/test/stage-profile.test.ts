@@ -6,7 +6,12 @@ function profile(cpu: number, stages: [string, number][]): StageProfile {
     connections: 50,
     requests: 1000,
     cpuMicrosPerRequest: cpu,
-    threadCpuMicrosPerRequest: { "main thread": cpu, "SQLite writer thread": 0, "V8 helper threads (GC, compiler)": 0, "other threads": 0 },
+    threadCpuMicrosPerRequest: {
+      "main thread": cpu,
+      "SQLite writer thread": 0,
+      "V8 helper threads (GC, compiler)": 0,
+      "other threads": 0,
+    },
     mainStages: new Map(stages),
     workers: [],
   };

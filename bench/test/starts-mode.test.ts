@@ -18,14 +18,26 @@ describe.skipIf(skip)("pnpm bench -- --mode starts", () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it("starts the server and the tuned peer anew each round, measures each start and probes the core twice within it", async () => {
-    const { stdout } = await run(process.execPath, [RUN, "--mode", "starts", "--rounds", "2", "--warmup", "1", "--seconds", "1", "--out", out], {
-      timeout: 110_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [RUN, "--mode", "starts", "--rounds", "2", "--warmup", "1", "--seconds", "1", "--out", out],
+      {
+        timeout: 110_000,
+      },
+    );
 
-    const report = JSON.parse(readFileSync(join(out, "benchmarks-starts.json"), "utf8")) as { connections: number; starts: Start[] };
+    const report = JSON.parse(readFileSync(join(out, "benchmarks-starts.json"), "utf8")) as {
+      connections: number;
+      starts: Start[];
+    };
     expect(report.connections).toBe(50);
     // Alternating order: the server first in even rounds, the peer first in odd ones.
-    expect(report.starts.map((s) => `${s.index}:${s.server}`)).toEqual(["0:plant-store", "0:fastify-tuned", "1:fastify-tuned", "1:plant-store"]);
+    expect(report.starts.map((s) => `${s.index}:${s.server}`)).toEqual([
+      "0:plant-store",
+      "0:fastify-tuned",
+      "1:fastify-tuned",
+      "1:plant-store",
+    ]);
     for (const start of report.starts) {
       expect(start.requests).toBeGreaterThan(0);
       expect(start.cpuMicrosPerRequest).toBeGreaterThan(0);
@@ -34,7 +46,9 @@ describe.skipIf(skip)("pnpm bench -- --mode starts", () => {
     }
     expect(stdout).toMatch(/start 2\/2 plant-store: [\d.]+ us\/req, \d+ req\/s, probe \d+ \/ \d+ ms/);
     const markdown = readFileSync(join(out, "benchmarks-starts.md"), "utf8");
-    expect(markdown).toMatch(/\| \(1\) Plant Store, full pipeline \| [\d.]+ \([\d.]+–[\d.]+\) \| [\d.]+x \| \d of 2 \| \d \| (?:[\d.]+x over \d|none) \|/);
+    expect(markdown).toMatch(
+      /\| \(1\) Plant Store, full pipeline \| [\d.]+ \([\d.]+–[\d.]+\) \| [\d.]+x \| \d of 2 \| \d \| (?:[\d.]+x over \d|none) \|/,
+    );
     expect(markdown).toMatch(/Plant Store \/ tuned peer, CPU per request, start by start: [\d.]+x/);
   }, 120_000);
 });

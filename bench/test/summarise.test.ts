@@ -6,7 +6,15 @@ function run(label: string, round: number, requestsPerSecond: number, cpuMicrosP
     label,
     connections: 50,
     round,
-    load: { requests: requestsPerSecond, seconds: 1, requestsPerSecond, p50Ms: 1, p99Ms: 2, non2xx: 0, socketErrors: 0 },
+    load: {
+      requests: requestsPerSecond,
+      seconds: 1,
+      requestsPerSecond,
+      p50Ms: 1,
+      p99Ms: 2,
+      non2xx: 0,
+      socketErrors: 0,
+    },
     cpuMicrosPerRequest,
     threadCpuMicrosPerRequest: {
       "main thread": cpuMicrosPerRequest,

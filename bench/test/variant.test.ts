@@ -25,7 +25,13 @@ describe("--variant", () => {
 
     it("starts the server with them after the deployed flags, so a V8 flag given again wins", async () => {
       const { nodeArgs } = parseVariant("semi12=--max-semi-space-size=12");
-      const server = await startServer({ key: "plant-store", pin: [], dir, secret: "variant-test-secret-of-32-bytes!", nodeArgs });
+      const server = await startServer({
+        key: "plant-store",
+        pin: [],
+        dir,
+        secret: "variant-test-secret-of-32-bytes!",
+        nodeArgs,
+      });
       try {
         const commandLine = readFileSync(`/proc/${server.pid}/cmdline`, "utf8").split("\0");
         const deployed = commandLine.indexOf("--max-semi-space-size=16");

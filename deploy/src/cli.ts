@@ -47,7 +47,9 @@ async function main(command: string | undefined, args: string[]): Promise<number
       return 0;
     }
     default:
-      console.error("usage: cli.js build | push | test | sbom <folder> [output]   (IMAGE=<reference> for build and push)");
+      console.error(
+        "usage: cli.js build | push | test | sbom <folder> [output]   (IMAGE=<reference> for build and push)",
+      );
       return 1;
   }
 }

@@ -52,14 +52,18 @@ export function imageUser(info: ImageInfo, root: string): { uid: number; gid: nu
   const [user = "0", group] = (info.Config.User || "0").split(":");
   const lookup = (file: string, name: string) => {
     if (/^\d+$/.test(name)) return Number(name);
-    const line = readFileSync(join(root, "etc", file), "utf8").split("\n").find((entry) => entry.startsWith(`${name}:`));
+    const line = readFileSync(join(root, "etc", file), "utf8")
+      .split("\n")
+      .find((entry) => entry.startsWith(`${name}:`));
     if (line === undefined) throw new Error(`${name} is not in the image's /etc/${file}`);
     return Number(line.split(":")[2]);
   };
   const uid = lookup("passwd", user);
   let gid = group === undefined ? undefined : lookup("group", group);
   if (gid === undefined) {
-    const line = readFileSync(join(root, "etc", "passwd"), "utf8").split("\n").find((entry) => entry.split(":")[2] === String(uid));
+    const line = readFileSync(join(root, "etc", "passwd"), "utf8")
+      .split("\n")
+      .find((entry) => entry.split(":")[2] === String(uid));
     gid = line === undefined ? 0 : Number(line.split(":")[3]);
   }
   return { uid, gid };

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildServerImage } from "./build-image.js";
 import { CheckFailed, check } from "./check.js";
-import { type ContainerProcess, imageEnv, type MountedContainer, mountContainer, startInContainer } from "./container-run.js";
+import {
+  type ContainerProcess,
+  imageEnv,
+  type MountedContainer,
+  mountContainer,
+  startInContainer,
+} from "./container-run.js";
 import { type ImageInfo, inspectImage } from "./engine.js";
 import { serverPackageSets } from "./lockfile.js";
 import { onPath } from "./process.js";
@@ -23,7 +29,9 @@ const SECRET = "image-test-secret-of-at-least-32-characters";
  */
 export async function checkImage(): Promise<number> {
   if (!onPath("podman")) {
-    console.log("image:test skipped: podman is not installed (apt-get install podman debootstrap); it builds and mounts the image");
+    console.log(
+      "image:test skipped: podman is not installed (apt-get install podman debootstrap); it builds and mounts the image",
+    );
     return 0;
   }
   const started = Date.now();
@@ -62,7 +70,10 @@ export async function checkImage(): Promise<number> {
 function dataVolume(info: ImageInfo): string {
   const databaseUrl = imageEnv(info).DATABASE_URL ?? "";
   const volume = Object.keys(info.Config.Volumes ?? {}).find((path) => databaseUrl.startsWith(`${path}/`));
-  check(volume, `DATABASE_URL (${databaseUrl}) is a file in a declared VOLUME (${Object.keys(info.Config.Volumes ?? {}).join(", ")})`);
+  check(
+    volume,
+    `DATABASE_URL (${databaseUrl}) is a file in a declared VOLUME (${Object.keys(info.Config.Volumes ?? {}).join(", ")})`,
+  );
   return volume!;
 }
 
@@ -70,7 +81,10 @@ function checkSettings(info: ImageInfo): void {
   const config = info.Config;
   const server = serverPackage();
   const [uid] = (config.User ?? "").split(":");
-  check(uid !== undefined && /^\d+$/.test(uid) && uid !== "0", `runs as a non-root user, by number (USER ${config.User})`);
+  check(
+    uid !== undefined && /^\d+$/.test(uid) && uid !== "0",
+    `runs as a non-root user, by number (USER ${config.User})`,
+  );
   const start = server.scripts.start!.split(" ");
   const argv = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
   check(
@@ -83,14 +97,26 @@ function checkSettings(info: ImageInfo): void {
     check(env[name] === value, `ENV ${name}=${value}`, `found ${env[name]}`);
   }
   check(config.WorkingDir === "/app", `WORKDIR /app (the deployed folder), found ${config.WorkingDir}`);
-  check(Object.keys(config.ExposedPorts ?? {}).includes(`${env.PORT}/tcp`), `EXPOSE ${env.PORT} (the PORT it listens on)`);
+  check(
+    Object.keys(config.ExposedPorts ?? {}).includes(`${env.PORT}/tcp`),
+    `EXPOSE ${env.PORT} (the PORT it listens on)`,
+  );
   check(config.StopSignal === "SIGTERM", `STOPSIGNAL SIGTERM, found ${config.StopSignal}`);
   check(config.Healthcheck?.Test?.[0] === "CMD", `a HEALTHCHECK (${JSON.stringify(config.Healthcheck?.Test)})`);
   const labels = config.Labels ?? {};
-  check(labels["org.opencontainers.image.version"] === server.version, `label version = the server's (${server.version})`);
-  check(labels["org.opencontainers.image.revision"] === revision(), `label revision = the commit built (${revision() || "empty: not a git checkout"})`);
+  check(
+    labels["org.opencontainers.image.version"] === server.version,
+    `label version = the server's (${server.version})`,
+  );
+  check(
+    labels["org.opencontainers.image.revision"] === revision(),
+    `label revision = the commit built (${revision() || "empty: not a git checkout"})`,
+  );
   check(labels["org.opencontainers.image.licenses"] === "MIT", "label licenses = MIT, the server's license");
-  check("org.opencontainers.image.source" in labels, `label source (${labels["org.opencontainers.image.source"] || "empty: no repository or git origin here"})`);
+  check(
+    "org.opencontainers.image.source" in labels,
+    `label source (${labels["org.opencontainers.image.source"] || "empty: no repository or git origin here"})`,
+  );
   check(labels["org.cyclonedx.bom.path"], `label org.cyclonedx.bom.path = ${labels["org.cyclonedx.bom.path"]}`);
 }
 
@@ -98,7 +124,10 @@ function checkSettings(info: ImageInfo): void {
 function checkContents(info: ImageInfo, root: string): void {
   const server = serverPackage();
   const app = join(root, "app");
-  check(existsSync(join(app, "dist", "main.js")) && !existsSync(join(app, "src")) && !existsSync(join(app, "test")), "/app holds dist/, no src/ or test/");
+  check(
+    existsSync(join(app, "dist", "main.js")) && !existsSync(join(app, "src")) && !existsSync(join(app, "test")),
+    "/app holds dist/, no src/ or test/",
+  );
   const appStat = statSync(app);
   check(appStat.uid === 0 && (appStat.mode & 0o022) === 0, "/app belongs to root and only root may write to it");
 
@@ -113,24 +142,56 @@ function checkContents(info: ImageInfo, root: string): void {
   const names = new Set(installed.map((entry) => entry.slice(0, entry.indexOf("@", 1))));
   const runtime = Object.keys(server.dependencies);
   const missing = runtime.filter((name) => !names.has(name));
-  check(missing.length === 0, `every production dependency of the server is installed (${runtime.length})`, `missing: ${missing.join(", ")}`);
+  check(
+    missing.length === 0,
+    `every production dependency of the server is installed (${runtime.length})`,
+    `missing: ${missing.join(", ")}`,
+  );
   const { production, devOnly } = serverPackageSets();
   const outside = fromRegistry.filter((entry) => !production.has(entry));
-  check(outside.length === 0, `every installed package (${installed.length}) is in the server's production tree in pnpm-lock.yaml`, `outside it: ${outside.join(", ")}`);
+  check(
+    outside.length === 0,
+    `every installed package (${installed.length}) is in the server's production tree in pnpm-lock.yaml`,
+    `outside it: ${outside.join(", ")}`,
+  );
   const presentDevOnly = installed.filter((entry) => devOnly.has(entry));
-  check(presentDevOnly.length === 0, `none of the ${devOnly.size} dev-only packages (the workspaces' devDependencies production does not need)`, `found: ${presentDevOnly.join(", ")}`);
+  check(
+    presentDevOnly.length === 0,
+    `none of the ${devOnly.size} dev-only packages (the workspaces' devDependencies production does not need)`,
+    `found: ${presentDevOnly.join(", ")}`,
+  );
 
   const compilers = findCompilers(root);
-  check(compilers.length === 0, "no compiler or build tool (gcc, g++, cc, c++, cpp, clang, make, ld, as, python3, cc1)", compilers.join("\n"));
+  check(
+    compilers.length === 0,
+    "no compiler or build tool (gcc, g++, cc, c++, cpp, clang, make, ld, as, python3, cc1)",
+    compilers.join("\n"),
+  );
   const caches = findCaches(root);
-  check(caches.length === 0, "no package-manager cache (npm, pnpm store, yarn, apt archives and lists)", caches.join("\n"));
+  check(
+    caches.length === 0,
+    "no package-manager cache (npm, pnpm store, yarn, apt archives and lists)",
+    caches.join("\n"),
+  );
 
   const sbomPath = info.Config.Labels?.["org.cyclonedx.bom.path"] ?? "";
-  const sbom = JSON.parse(readFileSync(join(root, sbomPath), "utf8")) as { bomFormat: string; specVersion: string; components?: Component[] };
+  const sbom = JSON.parse(readFileSync(join(root, sbomPath), "utf8")) as {
+    bomFormat: string;
+    specVersion: string;
+    components?: Component[];
+  };
   check(sbom.bomFormat === "CycloneDX", `the SBOM at ${sbomPath} is CycloneDX ${sbom.specVersion} JSON`);
-  const listed = new Set(flatten(sbom.components ?? []).map((component) => `${component.group ? `${component.group}/` : ""}${component.name}@${component.version}`));
+  const listed = new Set(
+    flatten(sbom.components ?? []).map(
+      (component) => `${component.group ? `${component.group}/` : ""}${component.name}@${component.version}`,
+    ),
+  );
   const unlisted = fromRegistry.filter((entry) => !listed.has(entry));
-  check(unlisted.length === 0, `the SBOM lists every installed package (${listed.size} components)`, `unlisted: ${unlisted.join(", ")}`);
+  check(
+    unlisted.length === 0,
+    `the SBOM lists every installed package (${listed.size} components)`,
+    `unlisted: ${unlisted.join(", ")}`,
+  );
 }
 
 interface Component {
@@ -144,7 +205,8 @@ function flatten(components: Component[]): Component[] {
   return components.flatMap((component) => [component, ...flatten(component.components ?? [])]);
 }
 
-const COMPILER = /^(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|make|ld|as|python3?)(-[\d.]+)?$|^x86_64-linux-gnu-(gcc|g\+\+|cpp|ld|as)(-[\d.]+)?$/;
+const COMPILER =
+  /^(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|make|ld|as|python3?)(-[\d.]+)?$|^x86_64-linux-gnu-(gcc|g\+\+|cpp|ld|as)(-[\d.]+)?$/;
 
 function findCompilers(root: string): string[] {
   const found: string[] = [];
@@ -166,11 +228,18 @@ function findCaches(root: string): string[] {
       if (existsSync(join(root, home, cache))) found.push(`/${home}/${cache}`);
     }
   }
-  for (const dir of ["usr/local/share/.cache", "app/.pnpm-store", "app/node_modules/.cache", "tmp/node-compile-cache"]) {
+  for (const dir of [
+    "usr/local/share/.cache",
+    "app/.pnpm-store",
+    "app/node_modules/.cache",
+    "tmp/node-compile-cache",
+  ]) {
     if (existsSync(join(root, dir))) found.push(`/${dir}`);
   }
-  for (const entry of safeList(join(root, "var/cache/apt/archives"))) if (entry.endsWith(".deb")) found.push(`/var/cache/apt/archives/${entry}`);
-  for (const entry of safeList(join(root, "var/lib/apt/lists"))) if (entry !== "lock" && entry !== "partial" && entry !== "auxfiles") found.push(`/var/lib/apt/lists/${entry}`);
+  for (const entry of safeList(join(root, "var/cache/apt/archives")))
+    if (entry.endsWith(".deb")) found.push(`/var/cache/apt/archives/${entry}`);
+  for (const entry of safeList(join(root, "var/lib/apt/lists")))
+    if (entry !== "lock" && entry !== "partial" && entry !== "auxfiles") found.push(`/var/lib/apt/lists/${entry}`);
   return found;
 }
 
@@ -212,7 +281,8 @@ function postPlant(baseUrl: string, body: string, token?: string): Promise<Respo
 async function waitForOutput(process: ContainerProcess, pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (!pattern.test(process.stdout())) {
-    if (Date.now() > deadline) throw new CheckFailed(`not ok  the server logs ${pattern}\n${process.stdout()}\n${process.stderr()}`);
+    if (Date.now() > deadline)
+      throw new CheckFailed(`not ok  the server logs ${pattern}\n${process.stdout()}\n${process.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -238,14 +308,29 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
     const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
-    check(new RegExp(`^Uid:\\s+${info.Config.User?.split(":")[0]}\\s`, "m").test(status), `the server process runs as uid ${info.Config.User?.split(":")[0]}`);
-    check(cmdline.includes("--max-semi-space-size=16") && cmdline.includes("--heap-growing-percent=50"), `with the Node flags: ${cmdline.join(" ")}`);
+    check(
+      new RegExp(`^Uid:\\s+${info.Config.User?.split(":")[0]}\\s`, "m").test(status),
+      `the server process runs as uid ${info.Config.User?.split(":")[0]}`,
+    );
+    check(
+      cmdline.includes("--max-semi-space-size=16") && cmdline.includes("--heap-growing-percent=50"),
+      `with the Node flags: ${cmdline.join(" ")}`,
+    );
     check(environ.includes("MALLOC_ARENA_MAX=2"), "with MALLOC_ARENA_MAX=2 in its environment");
     // As the process sees its mounts: mount point (5th field) and options (6th); the last of several on one
     // path is the one on top.
-    const mounts = readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").map((line) => line.split(" "));
-    const options = (path: string) => mounts.filter((fields) => fields[4] === path).at(-1)?.[5]?.split(",") ?? [];
-    check(options("/").includes("ro") && options(volumePath).includes("rw"), `on a read-only root file system, ${volumePath} writable`);
+    const mounts = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+      .split("\n")
+      .map((line) => line.split(" "));
+    const options = (path: string) =>
+      mounts
+        .filter((fields) => fields[4] === path)
+        .at(-1)?.[5]
+        ?.split(",") ?? [];
+    check(
+      options("/").includes("ro") && options(volumePath).includes("rw"),
+      `on a read-only root file system, ${volumePath} writable`,
+    );
     check((await fetch(`${baseUrl}/readyz`)).status === 200, "GET /readyz answers 200");
 
     // The HEALTHCHECK runs in the container beside the server, without the image's entrypoint.
@@ -258,7 +343,11 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
 
     const minted = await output(startInContainer(first, info, { env, command: ["dist/cli.js", "issue-token"] }));
     const token = minted.stdout.trim();
-    check(minted.code === 0 && token.split(".").length === 3, "the image mints a token: dist/cli.js issue-token as its command", minted.stderr);
+    check(
+      minted.code === 0 && token.split(".").length === 3,
+      "the image mints a token: dist/cli.js issue-token as its command",
+      minted.stderr,
+    );
 
     const created = await postPlant(baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
     check(created.status === 200, `POST /plants with a valid token answers 200 ${await created.text()}`);
@@ -270,18 +359,34 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
 
     // The sidecar's command, here once into the volume, while the server runs: as the image's user, root read-only.
     const backedUp = await output(
-      startInContainer(first, info, { env, command: ["dist/cli.js", "backup", `${volumePath}/snapshot.db`], volume: { host: volume, path: volumePath }, readOnlyRoot: true }),
+      startInContainer(first, info, {
+        env,
+        command: ["dist/cli.js", "backup", `${volumePath}/snapshot.db`],
+        volume: { host: volume, path: volumePath },
+        readOnlyRoot: true,
+      }),
     );
-    check(backedUp.code === 0 && /^backed up 1 plants, /.test(backedUp.stdout), "dist/cli.js backup snapshots the store while the server runs", `${backedUp.stdout}${backedUp.stderr}`);
+    check(
+      backedUp.code === 0 && /^backed up 1 plants, /.test(backedUp.stdout),
+      "dist/cli.js backup snapshots the store while the server runs",
+      `${backedUp.stdout}${backedUp.stderr}`,
+    );
 
     server.child.kill("SIGTERM");
     await waitForOutput(server, /readiness is now 503/);
     const draining = await fetch(`${baseUrl}/readyz`);
     check(draining.status === 503, "after SIGTERM, GET /readyz answers 503 while the server drains");
     const late = await postPlant(baseUrl, '{"id": 3, "name": "Late Fern"}', token);
-    check(late.status === 200 && late.headers.get("connection") === "close", "a POST /plants during the drain is answered 200 with Connection: close");
+    check(
+      late.status === 200 && late.headers.get("connection") === "close",
+      "a POST /plants during the drain is answered 200 with Connection: close",
+    );
     const stopped = await output(server);
-    check(stopped.code === 0 && /"msg":"stopped"/.test(stopped.stdout), "on SIGTERM the server drains, logs stopped and exits 0", `exit ${stopped.code}\n${stopped.stderr}`);
+    check(
+      stopped.code === 0 && /"msg":"stopped"/.test(stopped.stdout),
+      "on SIGTERM the server drains, logs stopped and exits 0",
+      `exit ${stopped.code}\n${stopped.stderr}`,
+    );
     first.remove();
     containers.shift();
     check(readdirSync(volume).includes("plants.db"), `the store is in the volume: ${readdirSync(volume).join(", ")}`);
@@ -292,7 +397,10 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     running.push(restarted.server);
     const replay = await postPlant(restarted.baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
     const other = await postPlant(restarted.baseUrl, '{"id": 3, "name": "Another Fern"}', token);
-    check(replay.status === 200 && other.status === 409, "a new container on the same volume still has both plants (replay 200, conflict 409)");
+    check(
+      replay.status === 200 && other.status === 409,
+      "a new container on the same volume still has both plants (replay 200, conflict 409)",
+    );
     restarted.server.child.kill("SIGTERM");
     const again = await output(restarted.server);
     check(again.code === 0, "and stops on SIGTERM with exit 0", again.stderr);
@@ -300,7 +408,12 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     // The volume's store lost: the snapshot restored by the image's user, then served.
     for (const name of readdirSync(volume)) if (name.startsWith("plants.db")) rmSync(join(volume, name));
     const restored = await output(
-      startInContainer(second, info, { env, command: ["dist/cli.js", "restore", `${volumePath}/snapshot.db`], volume: { host: volume, path: volumePath }, readOnlyRoot: true }),
+      startInContainer(second, info, {
+        env,
+        command: ["dist/cli.js", "restore", `${volumePath}/snapshot.db`],
+        volume: { host: volume, path: volumePath },
+        readOnlyRoot: true,
+      }),
     );
     const restoredOwner = statSync(join(volume, "plants.db"));
     check(
@@ -312,7 +425,10 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     running.push(fromSnapshot.server);
     const kept = await postPlant(fromSnapshot.baseUrl, '{"id": 9007199254740993, "name": "Contained Monstera"}', token);
     const afterSnapshot = await postPlant(fromSnapshot.baseUrl, '{"id": 3, "name": "Another Fern"}', token);
-    check(kept.status === 200 && afterSnapshot.status === 200, "the server on the restored store has the plant from before the snapshot, not the one after it");
+    check(
+      kept.status === 200 && afterSnapshot.status === 200,
+      "the server on the restored store has the plant from before the snapshot, not the one after it",
+    );
     fromSnapshot.server.child.kill("SIGTERM");
     check((await output(fromSnapshot.server)).code === 0, "and stops on SIGTERM with exit 0");
   } finally {

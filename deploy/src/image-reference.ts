@@ -3,7 +3,8 @@ import { LOCAL_TAG } from "./repo.js";
 // The reference grammar of the distribution project (github.com/distribution/reference, which docker, podman
 // and kustomize follow): [domain[:port]/]path[:tag][@digest]. The npm ports of it are unmaintained; these few
 // expressions are its grammar as written there.
-const DOMAIN = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d+)?$|^\[[0-9a-fA-F:]+\](?::\d+)?$/;
+const DOMAIN =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d+)?$|^\[[0-9a-fA-F:]+\](?::\d+)?$/;
 const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^\w[\w.-]{0,127}$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -29,13 +30,16 @@ export function parseImageReference(reference: string): ImageReference {
   const repository = tag === undefined ? named : named.slice(0, colon);
   const components = repository.split("/");
   const first = components[0] ?? "";
-  const domain = components.length > 1 && (/[.:]/.test(first) || first === "localhost" || first.startsWith("[")) ? first : undefined;
+  const domain =
+    components.length > 1 && (/[.:]/.test(first) || first === "localhost" || first.startsWith("[")) ? first : undefined;
   const path = domain === undefined ? components : components.slice(1);
   const bad = (what: string) => new Error(`${reference} is not an image reference: ${what}`);
   if (domain !== undefined && !DOMAIN.test(domain)) throw bad(`"${domain}" is not a registry host[:port]`);
   const wrong = path.find((component) => !PATH_COMPONENT.test(component));
-  if (wrong !== undefined) throw bad(`"${wrong}" is not a repository name (lower-case letters, digits, and . _ - between them)`);
-  if (tag !== undefined && !TAG.test(tag)) throw bad(`"${tag}" is not a tag (up to 128 of letters, digits, _ . -, not starting with . or -)`);
+  if (wrong !== undefined)
+    throw bad(`"${wrong}" is not a repository name (lower-case letters, digits, and . _ - between them)`);
+  if (tag !== undefined && !TAG.test(tag))
+    throw bad(`"${tag}" is not a tag (up to 128 of letters, digits, _ . -, not starting with . or -)`);
   if (digest !== undefined && !DIGEST.test(digest)) throw bad(`"${digest}" is not a digest (sha256:<64 hex digits>)`);
   return { repository, domain, tag, digest };
 }
@@ -48,7 +52,8 @@ export function parseImageReference(reference: string): ImageReference {
 export function resolveImage(image: string | undefined, serverVersion: string): string {
   if (image === undefined || image === "") return LOCAL_TAG;
   const reference = parseImageReference(image);
-  if (reference.digest !== undefined) throw new Error(`IMAGE=${image} names a digest; give a repository, with or without a tag`);
+  if (reference.digest !== undefined)
+    throw new Error(`IMAGE=${image} names a digest; give a repository, with or without a tag`);
   // A tag cannot hold semver's "+" (build metadata): "_" stands for it, as Helm's charts do.
   return `${reference.repository}:${reference.tag ?? serverVersion.replaceAll("+", "_")}`;
 }

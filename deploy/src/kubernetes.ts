@@ -48,12 +48,18 @@ export function validateManifest(manifest: Manifest): void {
  * entry for the server's image.
  */
 export function renderOverlay(overlay: Overlay, image?: ImageOverride): Manifest[] {
-  if (!onPath("kubectl")) throw new Error("kubectl is not installed: the manifests are kustomize overlays, rendered with `kubectl kustomize`");
+  if (!onPath("kubectl"))
+    throw new Error(
+      "kubectl is not installed: the manifests are kustomize overlays, rendered with `kubectl kustomize`",
+    );
   if (image === undefined) return parse(capture("kubectl", ["kustomize", join(KUBERNETES, overlay)]));
   const dir = mkdtempSync(join(tmpdir(), "plant-store-kustomization-"));
   try {
     // kustomize takes resources by relative path only.
-    const kustomization = { resources: [relative(dir, join(KUBERNETES, overlay))], images: [{ name: IMAGE_NAME, ...image }] };
+    const kustomization = {
+      resources: [relative(dir, join(KUBERNETES, overlay))],
+      images: [{ name: IMAGE_NAME, ...image }],
+    };
     writeFileSync(join(dir, "kustomization.yaml"), stringify(kustomization));
     return parse(capture("kubectl", ["kustomize", dir]));
   } finally {
@@ -69,5 +75,8 @@ function parse(output: string): Manifest[] {
 export function podContainers(manifests: Manifest[]): Manifest[] {
   return manifests
     .filter((manifest) => manifest.kind === "Deployment")
-    .flatMap((deployment) => [...(deployment.spec.template.spec.initContainers ?? []), ...deployment.spec.template.spec.containers]);
+    .flatMap((deployment) => [
+      ...(deployment.spec.template.spec.initContainers ?? []),
+      ...deployment.spec.template.spec.containers,
+    ]);
 }

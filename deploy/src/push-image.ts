@@ -44,9 +44,12 @@ export async function pushImage(engine: EngineName, image: string, options: { qu
     log(`image: docker push ${image}`);
     await run("docker", ["push", ...(options.quiet ? ["--quiet"] : []), image]);
     // After a push, docker records the registry's digest among the image's RepoDigests.
-    const digests = JSON.parse(engineOutput("docker", ["image", "inspect", "--format", "{{json .RepoDigests}}", image])) as string[];
+    const digests = JSON.parse(
+      engineOutput("docker", ["image", "inspect", "--format", "{{json .RepoDigests}}", image]),
+    ) as string[];
     const entry = digests.find((entry) => entry.startsWith(`${reference.repository}@`));
-    if (entry === undefined) throw new Error(`docker pushed ${image} but records no digest for ${reference.repository}`);
+    if (entry === undefined)
+      throw new Error(`docker pushed ${image} but records no digest for ${reference.repository}`);
     digest = entry.slice(entry.indexOf("@") + 1);
   }
   if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`${engine} push ${image} reported no digest (${digest})`);

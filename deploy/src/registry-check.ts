@@ -33,21 +33,34 @@ export async function checkRegistry(info: ImageInfo): Promise<void> {
   try {
     check(true, `a registry on ${registry.host} (docker-registry serve, storage in a temporary folder)`);
     image = resolveImage(`${registry.host}/${IMAGE_NAME}`, version);
-    check(image === `${registry.host}/${IMAGE_NAME}:${version}`, `IMAGE=${registry.host}/${IMAGE_NAME} is tagged with the server's version: ${image}`);
+    check(
+      image === `${registry.host}/${IMAGE_NAME}:${version}`,
+      `IMAGE=${registry.host}/${IMAGE_NAME} is tagged with the server's version: ${image}`,
+    );
     capture("podman", ["tag", LOCAL_TAG, image]);
     const pushed = await pushImage("podman", image, { quiet: true });
     check(true, `pushed ${image}: digest ${pushed.digest}`);
 
-    const response = await fetch(`http://${registry.host}/v2/${IMAGE_NAME}/manifests/${version}`, { headers: { accept: MANIFEST_TYPES } });
+    const response = await fetch(`http://${registry.host}/v2/${IMAGE_NAME}/manifests/${version}`, {
+      headers: { accept: MANIFEST_TYPES },
+    });
     const served = response.headers.get("docker-content-digest");
-    check(response.status === 200 && served === pushed.digest, `the registry serves tag ${version} as that digest (${served})`, `GET manifest: ${response.status}`);
+    check(
+      response.status === 200 && served === pushed.digest,
+      `the registry serves tag ${version} as that digest (${served})`,
+      `GET manifest: ${response.status}`,
+    );
 
     capture("podman", [...scratch, "pull", "--quiet", "--tls-verify=false", pushed.pinned]);
     const [pulled] = JSON.parse(capture("podman", [...scratch, "image", "inspect", pushed.pinned])) as ImageInfo[];
-    check(pulled?.Id === info.Id, `pulled back by digest into an empty image store: image ID ${pulled?.Id}, the one built (${info.Id})`);
+    check(
+      pulled?.Id === info.Id,
+      `pulled back by digest into an empty image store: image ID ${pulled?.Id}, the one built (${info.Id})`,
+    );
     const labels = pulled?.Config.Labels ?? {};
     check(
-      labels["org.opencontainers.image.version"] === version && labels["org.opencontainers.image.revision"] === revision(),
+      labels["org.opencontainers.image.version"] === version &&
+        labels["org.opencontainers.image.revision"] === revision(),
       `the pulled image's labels: version ${labels["org.opencontainers.image.version"]}, revision ${labels["org.opencontainers.image.revision"] || "(empty)"}`,
     );
 

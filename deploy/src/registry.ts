@@ -19,7 +19,9 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -32,7 +34,14 @@ export async function startRegistry(): Promise<LocalRegistry> {
   for (let attempt = 1; ; attempt++) {
     const host = `127.0.0.1:${await freePort()}`;
     const config = join(dir, "config.yml");
-    const lines = ["version: 0.1", "log:", "  level: warn", "storage:", "  filesystem:", `    rootdirectory: ${join(dir, "storage")}`];
+    const lines = [
+      "version: 0.1",
+      "log:",
+      "  level: warn",
+      "storage:",
+      "  filesystem:",
+      `    rootdirectory: ${join(dir, "storage")}`,
+    ];
     writeFileSync(config, [...lines, "http:", `  addr: ${host}`, ""].join("\n"));
     let output = "";
     const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });

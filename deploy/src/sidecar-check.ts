@@ -13,10 +13,15 @@ import { LOCAL_TAG } from "./repo.js";
  * read-only, the server's data volume (`data`, holding a store of `plants` plants, the server running on it) and a
  * volume of its own. It must take a snapshot at start, holding every plant, and stop on SIGTERM with exit 0.
  */
-export async function checkBackupSidecar(info: ImageInfo, data: { host: string; path: string }, plants: number): Promise<void> {
+export async function checkBackupSidecar(
+  info: ImageInfo,
+  data: { host: string; path: string },
+  plants: number,
+): Promise<void> {
   const deployment = renderOverlay("sqlite").find((manifest) => manifest.kind === "Deployment")!;
   const pod = deployment.spec.template.spec;
-  const claimOf = (name: string) => pod.volumes.find((volume: Manifest) => volume.name === name)?.persistentVolumeClaim?.claimName;
+  const claimOf = (name: string) =>
+    pod.volumes.find((volume: Manifest) => volume.name === name)?.persistentVolumeClaim?.claimName;
   const server = pod.containers.find((container: Manifest) => container.name === "server");
   const sidecar = pod.containers.find((container: Manifest) => container.name === "backup");
   const dataClaim = claimOf(server.volumeMounts.find((mount: Manifest) => mount.mountPath === data.path)?.name);
@@ -26,7 +31,10 @@ export async function checkBackupSidecar(info: ImageInfo, data: { host: string; 
     const { uid, gid } = imageUser(info, container.root);
     chownSync(own, uid, gid);
     // The server's claim is the server's volume here; any other is the sidecar's own.
-    const volumes = sidecar.volumeMounts.map((mount: Manifest) => ({ host: claimOf(mount.name) === dataClaim ? data.host : own, path: mount.mountPath }));
+    const volumes = sidecar.volumeMounts.map((mount: Manifest) => ({
+      host: claimOf(mount.name) === dataClaim ? data.host : own,
+      path: mount.mountPath,
+    }));
     check(
       volumes.filter((volume: { host: string }) => volume.host === data.host).length === 1 && volumes.length === 2,
       `the backup sidecar mounts the server's volume and one of its own (${sidecar.volumeMounts.map((mount: Manifest) => `${mount.name} at ${mount.mountPath}`).join(", ")})`,
@@ -49,14 +57,24 @@ export async function checkBackupSidecar(info: ImageInfo, data: { host: string; 
       `the sidecar (${sidecar.args.join(" ")}) snapshots the running server's store at start: ${plants} plants`,
       `${backup.stdout()}\n${backup.stderr()}`,
     );
-    check(code === 0 && /stopped/.test(backup.stdout()), "and stops on SIGTERM with exit 0", `exit ${code}\n${backup.stderr()}`);
+    check(
+      code === 0 && /stopped/.test(backup.stdout()),
+      "and stops on SIGTERM with exit 0",
+      `exit ${code}\n${backup.stderr()}`,
+    );
     const files = readdirSync(own);
-    check(files.length === 1 && /^plants-.*\.db$/.test(files[0]!), `its volume holds the one snapshot: ${files.join(", ")}`);
+    check(
+      files.length === 1 && /^plants-.*\.db$/.test(files[0]!),
+      `its volume holds the one snapshot: ${files.join(", ")}`,
+    );
     const snapshot = new DatabaseSync(join(own, files[0]!), { readOnly: true });
     try {
       const integrity = snapshot.prepare("PRAGMA integrity_check").get()?.integrity_check;
       const count = snapshot.prepare("SELECT count(*) AS count FROM plants").get()?.count;
-      check(integrity === "ok" && count === plants, `the snapshot passes SQLite's integrity check and holds ${count} plants`);
+      check(
+        integrity === "ok" && count === plants,
+        `the snapshot passes SQLite's integrity check and holds ${count} plants`,
+      );
     } finally {
       snapshot.close();
     }

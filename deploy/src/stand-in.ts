@@ -1,5 +1,16 @@
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,7 +50,8 @@ function releaseOf(major: string): Release | undefined {
   const [, node, nodeIntegrity] = line ?? [];
   const npm = node === undefined ? undefined : BUNDLED_NPM[node];
   if (node === undefined || nodeIntegrity === undefined) return undefined;
-  if (npm === undefined) throw new Error(`stand-in: which npm Node ${node} bundles is not recorded in deploy/src/stand-in.ts`);
+  if (npm === undefined)
+    throw new Error(`stand-in: which npm Node ${node} bundles is not recorded in deploy/src/stand-in.ts`);
   return { node, nodeIntegrity, ...npm };
 }
 
@@ -70,14 +82,19 @@ function recipeFor(image: string): Recipe {
   const match = /(?:^|\/)node:(\d+)-([a-z]+)-slim$/.exec(image);
   const release = match ? releaseOf(match[1]!) : undefined;
   if (!match || !release) {
-    throw new Error(`no stand-in recipe for ${image}: expected node:<major>-<debian suite>-slim, a major in .ci/node-releases`);
+    throw new Error(
+      `no stand-in recipe for ${image}: expected node:<major>-<debian suite>-slim, a major in .ci/node-releases`,
+    );
   }
   return { image, suite: match[2]!, mirror: debianMirror(), release };
 }
 
 /** The Debian mirror apt uses here (so debootstrap goes where apt is allowed to), else Debian's CDN. */
 function debianMirror(): string {
-  const files = ["/etc/apt/sources.list", ...safeList("/etc/apt/sources.list.d").map((name) => `/etc/apt/sources.list.d/${name}`)];
+  const files = [
+    "/etc/apt/sources.list",
+    ...safeList("/etc/apt/sources.list.d").map((name) => `/etc/apt/sources.list.d/${name}`),
+  ];
   for (const file of files.filter((name) => /\.(list|sources)$/.test(name))) {
     const text = safeRead(file);
     const match = /^(?:URIs:\s*|deb\s+(?:\[[^\]]*\]\s+)?)(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(text);
@@ -131,7 +148,9 @@ export async function ensureBaseImage(engine: EngineName, image: string): Promis
     return;
   }
   if (presentRecipe === hash) {
-    console.log(`image: base ${image} is the local stand-in of recipe ${hash}, already built: reusing it (remove it to rebuild)`);
+    console.log(
+      `image: base ${image} is the local stand-in of recipe ${hash}, already built: reusing it (remove it to rebuild)`,
+    );
     return;
   }
   console.log(`image: trying to pull ${image}`);
@@ -148,7 +167,9 @@ export async function ensureBaseImage(engine: EngineName, image: string): Promis
 }
 
 function lastLine(error: unknown): string {
-  const lines = String(error instanceof Error ? error.message : error).split("\n").filter((line) => line.trim() !== "");
+  const lines = String(error instanceof Error ? error.message : error)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   return lines.at(-1)?.trim() ?? "unknown error";
 }
 
@@ -164,13 +185,16 @@ async function ensureDebian(engine: EngineName, debian: string, recipe: Recipe):
     console.log(`image: ${debian} is the local stand-in of recipe ${hash}, already built: reusing it`);
     return;
   }
-  if (!onPath("debootstrap")) throw new Error("debootstrap is not installed: it makes the stand-in's Debian root file system");
+  if (!onPath("debootstrap"))
+    throw new Error("debootstrap is not installed: it makes the stand-in's Debian root file system");
   const work = mkdtempSync(join(tmpdir(), "plant-store-debian-"));
   const root = join(work, "rootfs");
   try {
     const started = Date.now();
     await run("debootstrap", ["--variant=minbase", recipe.suite, root, recipe.mirror]);
-    console.log(`image: debootstrap ${recipe.suite} from ${recipe.mirror} took ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `image: debootstrap ${recipe.suite} from ${recipe.mirror} took ${Math.round((Date.now() - started) / 1000)} s`,
+    );
     slim(root);
     const tarball = join(work, "rootfs.tar");
     capture("tar", ["--numeric-owner", "-C", root, "-cf", tarball, "."]);

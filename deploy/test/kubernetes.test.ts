@@ -3,7 +3,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { IMAGE_NAME, KUBERNETES, type Manifest, OVERLAYS, podContainers, renderOverlay, validateManifest } from "../src/kubernetes.js";
+import {
+  IMAGE_NAME,
+  KUBERNETES,
+  type Manifest,
+  OVERLAYS,
+  podContainers,
+  renderOverlay,
+  validateManifest,
+} from "../src/kubernetes.js";
 import { onPath } from "../src/process.js";
 
 const CONTAINERFILE = fileURLToPath(new URL("../../apps/server/Containerfile", import.meta.url));
@@ -45,11 +53,11 @@ const flag = (args: string[], name: string) => args[args.indexOf(name) + 1];
 // The overlays are rendered by kubectl (`apt-get install kubectl`). Without it this suite says why and skips, as the
 // browser suites do without Chromium; with CI=true it fails instead.
 const kubectlMissing = !onPath("kubectl") && process.env.CI !== "true";
-if (kubectlMissing) console.warn("deploy/test/kubernetes.test.ts skipped: kubectl is not installed (apt-get install kubectl)");
-const rendered = (kubectlMissing ? {} : Object.fromEntries(OVERLAYS.map((overlay) => [overlay, renderOverlay(overlay)]))) as Record<
-  (typeof OVERLAYS)[number],
-  Manifest[]
->;
+if (kubectlMissing)
+  console.warn("deploy/test/kubernetes.test.ts skipped: kubectl is not installed (apt-get install kubectl)");
+const rendered = (
+  kubectlMissing ? {} : Object.fromEntries(OVERLAYS.map((overlay) => [overlay, renderOverlay(overlay)]))
+) as Record<(typeof OVERLAYS)[number], Manifest[]>;
 
 describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize renders each overlay", () => {
   it.each(OVERLAYS)("%s: every rendered document is valid against Kubernetes' schemas", (overlay) => {
@@ -68,7 +76,10 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
   it.each(["base", ...OVERLAYS])("%s/: every YAML file is in its kustomization, none lies unused", (folder) => {
     const dir = join(KUBERNETES, folder);
     const kustomization = parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"));
-    const used = [...(kustomization.resources ?? []), ...(kustomization.patches ?? []).map((patch: Manifest) => patch.path)];
+    const used = [
+      ...(kustomization.resources ?? []),
+      ...(kustomization.patches ?? []).map((patch: Manifest) => patch.path),
+    ];
     const files = readdirSync(dir).filter((name) => name.endsWith(".yaml") && name !== "kustomization.yaml");
     expect(used).toEqual(expect.arrayContaining(files));
   });
@@ -78,14 +89,19 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
     expect(new Set(images)).toEqual(new Set([`${IMAGE_NAME}:local`]));
   });
 
-  it.each(OVERLAYS)("%s: a team's images: entry points every container at its registry, by tag or by digest", (overlay) => {
-    const newName = "registry.example.com/team/plant-store-server";
-    const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
-    const byTag = podContainers(renderOverlay(overlay, { newName, newTag: "1.4.0" })).map((container) => container.image);
-    expect(new Set(byTag)).toEqual(new Set([`${newName}:1.4.0`]));
-    const byDigest = podContainers(renderOverlay(overlay, { newName, digest })).map((container) => container.image);
-    expect(new Set(byDigest)).toEqual(new Set([`${newName}@${digest}`]));
-  });
+  it.each(OVERLAYS)(
+    "%s: a team's images: entry points every container at its registry, by tag or by digest",
+    (overlay) => {
+      const newName = "registry.example.com/team/plant-store-server";
+      const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
+      const byTag = podContainers(renderOverlay(overlay, { newName, newTag: "1.4.0" })).map(
+        (container) => container.image,
+      );
+      expect(new Set(byTag)).toEqual(new Set([`${newName}:1.4.0`]));
+      const byDigest = podContainers(renderOverlay(overlay, { newName, digest })).map((container) => container.image);
+      expect(new Set(byDigest)).toEqual(new Set([`${newName}@${digest}`]));
+    },
+  );
 
   // Its body reads the rendered overlays as it is collected, so without kubectl it has no variants at all.
   describe.each(kubectlMissing ? [] : OVERLAYS)("the %s variant", (variant) => {
@@ -94,7 +110,9 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
     const pod = deployment.spec.template.spec;
     const containers: Manifest[] = pod.containers;
     const container = containers.find((entry) => entry.name === "server")!;
-    const env = Object.fromEntries(container.env.filter((entry: Manifest) => "value" in entry).map((entry: Manifest) => [entry.name, entry.value]));
+    const env = Object.fromEntries(
+      container.env.filter((entry: Manifest) => "value" in entry).map((entry: Manifest) => [entry.name, entry.value]),
+    );
 
     it("probes liveness on /healthz and readiness on /readyz at the port the image listens on", () => {
       expect(container.ports).toContainEqual({ name: "http", containerPort: Number(imageEnv("PORT")) });
@@ -125,7 +143,9 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
       const { requests } = container.resources;
       expect(mebibytes(requests.memory)).toBeGreaterThan(PEAK_RSS_MIB);
       for (const entry of containers) {
-        expect(mebibytes(entry.resources.limits.memory)).toBeGreaterThanOrEqual(mebibytes(entry.resources.requests.memory));
+        expect(mebibytes(entry.resources.limits.memory)).toBeGreaterThanOrEqual(
+          mebibytes(entry.resources.requests.memory),
+        );
         expect(entry.resources.requests.cpu).toBeDefined();
       }
     });
@@ -166,7 +186,9 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
         expect(keep).toBeGreaterThan(0);
         const data = claimOf(backup.volumeMounts.find((entry: Manifest) => entry.mountPath === dataDir));
         expect(data).toBe(claimOf(container.volumeMounts.find((entry: Manifest) => entry.mountPath === dataDir)));
-        const snapshots = claimOf(backup.volumeMounts.find((entry: Manifest) => entry.mountPath === flag(backup.args, "--dir")));
+        const snapshots = claimOf(
+          backup.volumeMounts.find((entry: Manifest) => entry.mountPath === flag(backup.args, "--dir")),
+        );
         expect(snapshots).toBeDefined();
         expect(snapshots).not.toBe(data);
         // The snapshots it keeps and the one being written, each at most the size of the store.
@@ -179,7 +201,11 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
         const metricsPort = Number(flag(backup.args, "--metrics-port"));
         expect(backup.ports).toEqual([{ name: "backup-metrics", containerPort: metricsPort }]);
         // One network namespace per pod: the server's PORT (and any METRICS_PORT) must be other ports.
-        const serverPorts = [Number(imageEnv("PORT")), ...container.ports.map((port: Manifest) => port.containerPort), Number(env.METRICS_PORT ?? NaN)];
+        const serverPorts = [
+          Number(imageEnv("PORT")),
+          ...container.ports.map((port: Manifest) => port.containerPort),
+          Number(env.METRICS_PORT ?? NaN),
+        ];
         expect(serverPorts).not.toContain(metricsPort);
       });
     } else {

@@ -9,7 +9,12 @@ export default defineConfig([
   // pull the fake into a bundler's build of it, so each entry carries its own copy of the fake's code and
   // dist/index.js stays as it was (test/build-output.test.ts checks both).
   {
-    entry: { index: "src/index.ts", testing: "src/testing/index.ts", "testing-web": "src/testing/web.ts", msw: "src/msw/index.ts" },
+    entry: {
+      index: "src/index.ts",
+      testing: "src/testing/index.ts",
+      "testing-web": "src/testing/web.ts",
+      msw: "src/msw/index.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     clean: true,

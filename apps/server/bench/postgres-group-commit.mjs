@@ -49,7 +49,11 @@ async function run(label, maxBatchSize) {
     );
     const seconds = (performance.now() - started) / 1000;
     await store.close();
-    console.log(`${label.padEnd(34)} ${Math.round(creates / seconds).toString().padStart(7)} creates/s`);
+    console.log(
+      `${label.padEnd(34)} ${Math.round(creates / seconds)
+        .toString()
+        .padStart(7)} creates/s`,
+    );
   } finally {
     await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }

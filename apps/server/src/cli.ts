@@ -9,13 +9,7 @@ import { EXIT_ABSENT, inspect } from "./cli/inspect.js";
 import { issueToken } from "./cli/issue-token.js";
 import { restore } from "./cli/restore.js";
 
-const COMMANDS: Command[] = [
-  backup,
-  restore,
-  copyStoreCommand,
-  inspect,
-  issueToken,
-];
+const COMMANDS: Command[] = [backup, restore, copyStoreCommand, inspect, issueToken];
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -37,7 +31,10 @@ function globalHelp(): string {
 function commandHelp(command: Command): string {
   const flag = (name: string, option: CommandOption) =>
     `${option.short ? `-${option.short}, ` : ""}--${name}${option.value ? ` <${option.value}>` : ""}`;
-  const options = { ...command.options, help: { type: "boolean", short: "h", description: "print this help" } satisfies CommandOption };
+  const options = {
+    ...command.options,
+    help: { type: "boolean", short: "h", description: "print this help" } satisfies CommandOption,
+  };
   const flags = Object.entries(options).map(([name, option]) => [flag(name, option), option.description] as const);
   const width = Math.max(...flags.map(([text]) => text.length));
   return [
@@ -58,16 +55,25 @@ async function run(argv: string[]): Promise<number> {
     return name === undefined ? 1 : 0;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) throw new Error(`unknown command ${JSON.stringify(name)}: run plant-store --help for the list`);
+  if (command === undefined)
+    throw new Error(`unknown command ${JSON.stringify(name)}: run plant-store --help for the list`);
   const options = Object.fromEntries(
     Object.entries(command.options).map(([option, { type, short }]) => [option, { type, ...(short && { short }) }]),
   );
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     // parseArgs' advice on positionals that start with "-" is for programs, not for an operator's line.
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional.*$/, "");
+    const message = (error instanceof Error ? error.message : String(error)).replace(
+      /\. To specify a positional.*$/,
+      "",
+    );
     throw new Error(`${message} (plant-store ${command.name} --help lists the options)`);
   }
   if (parsed.values.help === true) {
@@ -75,7 +81,10 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
-  return command.run({ values, positionals: parsed.positionals }, loadConfig(process.env, { keySourceRequired: false }));
+  return command.run(
+    { values, positionals: parsed.positionals },
+    loadConfig(process.env, { keySourceRequired: false }),
+  );
 }
 
 run(process.argv.slice(2)).then(
@@ -85,7 +94,8 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     // Every failure is one line: the command's own errors, a bad flag, a bad environment, a failing file system.
     const message = oneLine(error);
-    const where = process.argv[2] && COMMANDS.some((command) => command.name === process.argv[2]) ? ` ${process.argv[2]}` : "";
+    const where =
+      process.argv[2] && COMMANDS.some((command) => command.name === process.argv[2]) ? ` ${process.argv[2]}` : "";
     process.stderr.write(`plant-store${where}: ${message}\n`);
     process.exitCode = 1;
   },

@@ -25,7 +25,10 @@ const isBaseUrl = (value: string) => {
 };
 
 const algorithmList = z.string().transform((value, ctx) => {
-  const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
   const unknown = names.filter((name) => !(SUPPORTED_ALGORITHMS as readonly string[]).includes(name));
   if (names.length === 0 || unknown.length > 0) {
     ctx.addIssue({
@@ -107,7 +110,11 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
   BODY_LIMIT_BYTES: z.preprocess(
     emptyAsUndefined,
-    z.coerce.number().int().min(1).default(1024 * 1024),
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(1024 * 1024),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10_000)),
   PG_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),

@@ -18,7 +18,13 @@ export function createLogger(
       level,
       mixin,
       redact: {
-        paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "*.JWT_SECRET", "*.JWT_SECRET_PREVIOUS"],
+        paths: [
+          "req.headers.authorization",
+          "req.headers.cookie",
+          "headers.authorization",
+          "*.JWT_SECRET",
+          "*.JWT_SECRET_PREVIOUS",
+        ],
         censor: "[redacted]",
       },
     },

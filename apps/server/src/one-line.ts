@@ -5,7 +5,8 @@
  */
 export function oneLine(error: unknown): string {
   let current: unknown = error;
-  if (current instanceof AggregateError && current.message === "" && current.errors[0] !== undefined) current = current.errors[0];
+  if (current instanceof AggregateError && current.message === "" && current.errors[0] !== undefined)
+    current = current.errors[0];
   if (!(current instanceof Error)) return String(current).replace(/\s*\n\s*/g, " ");
   const code = (current as { code?: unknown }).code;
   const text = current.message || (typeof code === "string" ? code : current.name);

@@ -16,23 +16,38 @@ const CPU_CORES = 0.05;
 const CPU_PERIOD_US = 20_000;
 const LANES = 600;
 const RUN_MS = 4_000;
-const OVERLOADED = { error: ErrorCode.Overloaded, message: "the server is over capacity; retry after Retry-After seconds" };
+const OVERLOADED = {
+  error: ErrorCode.Overloaded,
+  message: "the server is over capacity; retry after Retry-After seconds",
+};
 
 describe("the built server under a CPU cap, offered more than it can serve", () => {
-  it("answers every request with 200 or the static 503 Overloaded, stores exactly the 200s, and every probe with 200", { timeout: 60_000 }, async () => {
+  it("answers every request with 200 or the static 503 Overloaded, stores exactly the 200s, and every probe with 200", {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "plant-store-admission-"));
     const databaseFile = join(dir, "plants.db");
-    const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" }, { keepOutputChars: 64 * 1024 });
+    const server = await startServerProcess(
+      { DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
+      { keepOutputChars: 64 * 1024 },
+    );
     const cap = capCpu(server.child.pid!, CPU_CORES, CPU_PERIOD_US);
     try {
-      const headers = { Authorization: `Bearer ${signToken({ secret: SECRET, subject: "flood" })}`, "Content-Type": "application/json" };
+      const headers = {
+        Authorization: `Bearer ${signToken({ secret: SECRET, subject: "flood" })}`,
+        "Content-Type": "application/json",
+      };
       const statuses = new Map<number, number>();
       const refusals = new Set<string>();
       let nextId = 1;
       const deadline = performance.now() + RUN_MS;
       const lane = async () => {
         while (performance.now() < deadline) {
-          const res = await fetch(`${server.baseUrl}/plants`, { method: "POST", headers, body: `{"id": ${nextId++}, "name": "Flood"}` });
+          const res = await fetch(`${server.baseUrl}/plants`, {
+            method: "POST",
+            headers,
+            body: `{"id": ${nextId++}, "name": "Flood"}`,
+          });
           const body = await res.text();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 503) refusals.add(body);

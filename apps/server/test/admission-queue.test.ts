@@ -46,7 +46,8 @@ describe("the admission queue (CoDel and adaptive LIFO)", () => {
     expect(queue.standing(200)).toBe(true);
     expect(queue.waitLimitMs(200)).toBe(TARGET_MS);
     // Standing: newest first, and every request older than the target (5 ms of CPU, three turns here) refused.
-    for (const t of late) expect(t.served).toEqual([id - (200 - t.wallMs) / 10 * 3, id - (200 - t.wallMs) / 10 * 3 - 1]);
+    for (const t of late)
+      expect(t.served).toEqual([id - ((200 - t.wallMs) / 10) * 3, id - ((200 - t.wallMs) / 10) * 3 - 1]);
     expect(late.every((t) => t.refused.length > 0)).toBe(true);
     expect(queue.length).toBeLessThanOrEqual(3 * Math.ceil(TARGET_MS / 2) + 1);
   });
@@ -82,7 +83,14 @@ describe("the admission queue (CoDel and adaptive LIFO)", () => {
 });
 
 /** `windows` windows of 100 ms, each with `answers` answers of `latencyMs` at `inFlight` in flight. */
-function feed(limit: ConcurrencyLimit, clock: { nowMs: number }, windows: number, latencyMs: number, inFlight: number, answers = 20) {
+function feed(
+  limit: ConcurrencyLimit,
+  clock: { nowMs: number },
+  windows: number,
+  latencyMs: number,
+  inFlight: number,
+  answers = 20,
+) {
   for (let w = 0; w < windows; w++) {
     for (let a = 0; a < answers; a++) {
       clock.nowMs += 100 / answers;

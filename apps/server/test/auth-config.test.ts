@@ -37,7 +37,11 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses two key sources at once", () => {
-    expectRefused({ JWT_SECRET: SECRET, JWT_PUBLIC_KEY: rsa.pem }, "JWT_PUBLIC_KEY", /cannot be combined with JWT_SECRET/);
+    expectRefused(
+      { JWT_SECRET: SECRET, JWT_PUBLIC_KEY: rsa.pem },
+      "JWT_PUBLIC_KEY",
+      /cannot be combined with JWT_SECRET/,
+    );
     expectRefused(
       { JWT_PUBLIC_KEY: rsa.pem, JWT_JWKS_URI: "https://idp.example/jwks" },
       "JWT_JWKS_URI",
@@ -55,7 +59,11 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses a key type jsonwebtoken cannot verify (Ed25519)", () => {
-    expectRefused({ JWT_PUBLIC_KEY: generateSigningKey("ed25519").pem }, "JWT_PUBLIC_KEY", /ed25519 keys are not supported/);
+    expectRefused(
+      { JWT_PUBLIC_KEY: generateSigningKey("ed25519").pem },
+      "JWT_PUBLIC_KEY",
+      /ed25519 keys are not supported/,
+    );
   });
 
   it("refuses a JWT_PUBLIC_KEY_FILE that cannot be read", () => {
@@ -63,7 +71,11 @@ describe("identity provider configuration", () => {
   });
 
   it("refuses JWT_ALGORITHMS the key cannot verify: HS256 with a public key, ES256 with RSA, RS256 with a secret", () => {
-    expectRefused({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "RS256,HS256" }, "JWT_ALGORITHMS", /HS256 cannot be verified/);
+    expectRefused(
+      { JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "RS256,HS256" },
+      "JWT_ALGORITHMS",
+      /HS256 cannot be verified/,
+    );
     expectRefused({ JWT_PUBLIC_KEY: rsa.pem, JWT_ALGORITHMS: "ES256" }, "JWT_ALGORITHMS", /ES256 cannot be verified/);
     expectRefused({ JWT_SECRET: SECRET, JWT_ALGORITHMS: "RS256" }, "JWT_ALGORITHMS", /RS256 cannot be verified/);
     expectRefused(
@@ -91,7 +103,11 @@ describe("identity provider configuration", () => {
 
   it("reads the scope, rate-limit and JWKS settings, with rate limiting off by default", () => {
     const defaults = loadConfig({});
-    expect(defaults).toMatchObject({ RATE_LIMIT_PER_MINUTE: 0, JWT_JWKS_REQUESTS_PER_MINUTE: 10, JWT_JWKS_CACHE_MAX_AGE_SECONDS: 600 });
+    expect(defaults).toMatchObject({
+      RATE_LIMIT_PER_MINUTE: 0,
+      JWT_JWKS_REQUESTS_PER_MINUTE: 10,
+      JWT_JWKS_CACHE_MAX_AGE_SECONDS: 600,
+    });
     expect(defaults.JWT_REQUIRED_SCOPE).toBeUndefined();
     expect(
       loadConfig({

@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
@@ -17,7 +16,6 @@ import { type TestApp, testApps } from "./support/test-server.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
 import { startServerProcess } from "./support/server-process.js";
 import { tempDir } from "./support/temp-dir.js";
-
 
 const jwksServer = startJwksServer;
 
@@ -91,7 +89,9 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("P-256", "concurrent");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => post(t, sign(key, "ES256")).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () => post(t, sign(key, "ES256")).then((r) => r.status)),
+    );
     expect(statuses).toEqual(Array(20).fill(200));
     expect(jwks.hits()).toBe(1);
   });
@@ -101,7 +101,11 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
     await expectInvalidToken(t, hmacSignedToken(key.pem, idpClaims(), { kid: key.kid }), /algorithm is not accepted/);
-    await expectInvalidToken(t, hmacSignedToken(JSON.stringify(key.jwk), idpClaims(), { kid: key.kid }), /algorithm is not accepted/);
+    await expectInvalidToken(
+      t,
+      hmacSignedToken(JSON.stringify(key.jwk), idpClaims(), { kid: key.kid }),
+      /algorithm is not accepted/,
+    );
     expect(jwks.hits()).toBe(0);
     expect(t.rowCount()).toBe(0);
   });
@@ -134,7 +138,10 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const key = generateSigningKey("rsa", "string-kid");
     const jwks = await jwksServer([key.jwk]);
     const t = await appFor(jwks);
-    const objectKid = jwt.sign(idpClaims(), key.privateKey, { algorithm: "RS256", header: { alg: "RS256", kid: { $ne: 1 } as never } });
+    const objectKid = jwt.sign(idpClaims(), key.privateKey, {
+      algorithm: "RS256",
+      header: { alg: "RS256", kid: { $ne: 1 } as never },
+    });
     await expectInvalidToken(t, objectKid, /malformed/);
     expect(jwks.hits()).toBe(0);
   });
@@ -153,9 +160,15 @@ describe("POST /plants with JWT_JWKS_URI", () => {
     const t = await appFor(jwks);
     const forged = jwt.sign(idpClaims(), generateSigningKey("rsa").privateKey, { algorithm: "RS256", keyid: key.kid });
     await expectInvalidToken(t, forged, /signature is invalid/);
-    const expired = jwt.sign({ ...idpClaims(), exp: nowSeconds() - 60 }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    const expired = jwt.sign({ ...idpClaims(), exp: nowSeconds() - 60 }, key.privateKey, {
+      algorithm: "RS256",
+      keyid: key.kid,
+    });
     await expectInvalidToken(t, expired, /expired/);
-    const otherAudience = jwt.sign({ ...idpClaims(), aud: "x" }, key.privateKey, { algorithm: "RS256", keyid: key.kid });
+    const otherAudience = jwt.sign({ ...idpClaims(), aud: "x" }, key.privateKey, {
+      algorithm: "RS256",
+      keyid: key.kid,
+    });
     await expectInvalidToken(t, otherAudience, /audience/);
   });
 

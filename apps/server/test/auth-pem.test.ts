@@ -100,7 +100,9 @@ describe("POST /plants with JWT_PUBLIC_KEY (PEM)", () => {
     const t = await appWith({ JWT_PUBLIC_KEY: rsa.pem });
     const expired = jwt.sign({ ...idpClaims(), exp: nowSeconds() - 60 }, rsa.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, expired, /expired/);
-    const otherIssuer = jwt.sign({ ...idpClaims(), iss: "https://evil.example" }, rsa.privateKey, { algorithm: "RS256" });
+    const otherIssuer = jwt.sign({ ...idpClaims(), iss: "https://evil.example" }, rsa.privateKey, {
+      algorithm: "RS256",
+    });
     await expectInvalidToken(t, otherIssuer, /issuer/);
     const otherAudience = jwt.sign({ ...idpClaims(), aud: "another-api" }, rsa.privateKey, { algorithm: "RS256" });
     await expectInvalidToken(t, otherAudience, /audience/);

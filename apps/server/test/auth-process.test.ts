@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import jwt from "jsonwebtoken";
@@ -9,7 +8,6 @@ import { runServerExpectingExit, startServerProcess } from "./support/server-pro
 import { tempDir } from "./support/temp-dir.js";
 
 const key = generateSigningKey("rsa");
-
 
 const tokenWith = (claims: object) =>
   jwt.sign({ sub: "alice", exp: nowSeconds() + 60, ...claims }, key.privateKey, { algorithm: "RS256" });
@@ -58,7 +56,11 @@ describe("the built server configured for an identity provider", () => {
     const message =
       "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over\n";
     expect(await runServerExpectingExit(env)).toEqual({ code: 1, stdout: "", stderr: message });
-    expect(await runCli(["issue-token"], env)).toEqual({ code: 1, stdout: "", stderr: `plant-store issue-token: ${message}` });
+    expect(await runCli(["issue-token"], env)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `plant-store issue-token: ${message}`,
+    });
   });
 
   it("with JWT_ALGORITHMS the key cannot verify exits 1 naming JWT_ALGORITHMS", async () => {

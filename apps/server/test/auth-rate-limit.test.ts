@@ -14,7 +14,8 @@ const tokenFor = (sub: string | undefined) =>
   jwt.sign({ exp: nowSeconds() + 60, ...(sub !== undefined && { sub }) }, SECRET);
 
 let nextId = 1;
-const post = (t: TestApp, token: string, body: string | object = { id: nextId++, name: "Fern" }) => t.post(body, { token });
+const post = (t: TestApp, token: string, body: string | object = { id: nextId++, name: "Fern" }) =>
+  t.post(body, { token });
 
 function expectRateLimited(res: request.Response) {
   expect(res.status).toBe(429);

@@ -73,7 +73,9 @@ function runLoad(options: {
   let stopped = false;
   let nextId = 1;
   const token = (key: Rotation["old"]) =>
-    jwt.sign({ sub: "rotation-load", exp: nowSeconds() + 600, jti: String(nextId) }, key.sign, { algorithm: key.algorithm });
+    jwt.sign({ sub: "rotation-load", exp: nowSeconds() + 600, jti: String(nextId) }, key.sign, {
+      algorithm: key.algorithm,
+    });
   const client = async () => {
     for (let turn = 0; !stopped; turn++) {
       const stream: Stream = turn % 2 === 0 ? "signer" : "old-key";
@@ -91,7 +93,13 @@ function runLoad(options: {
           body: JSON.stringify({ id, name: "Fern" }),
         });
         const body = (await res.json()) as { error?: number };
-        outcomes.push({ step, stream, server: target.label, status: res.status, ...(body.error !== undefined && { error: body.error }) });
+        outcomes.push({
+          step,
+          stream,
+          server: target.label,
+          status: res.status,
+          ...(body.error !== undefined && { error: body.error }),
+        });
       } catch (error) {
         outcomes.push({ step, stream, server: target.label, status: (error as Error).message });
       }
@@ -118,81 +126,100 @@ function tally(outcomes: Outcome[]): Record<string, number> {
 }
 
 describePostgres("key rotation through real processes, under load (a rolling update on PostgreSQL)", () => {
-  it.each(rotations)("$name: zero 401 for a token valid under the keys of the moment", async (rotation) => {
-    const database: TestDatabase = await createTestDatabase();
-    const start = async (label: string, keys: Record<string, string>) => {
-      // A short keep-alive timeout: a retired server's idle connections close soon, so its drain ends soon.
-      // No admission control: the outcome is which tokens each server accepts, not how loaded this host is.
-      const server = await startServerProcess(
-        { DATABASE_URL: database.url, KEEP_ALIVE_TIMEOUT_MS: "1000", ADMISSION_CONTROL: "false", ...keys },
-        { keepOutputChars: 256 * 1024 },
+  it.each(rotations)(
+    "$name: zero 401 for a token valid under the keys of the moment",
+    async (rotation) => {
+      const database: TestDatabase = await createTestDatabase();
+      const start = async (label: string, keys: Record<string, string>) => {
+        // A short keep-alive timeout: a retired server's idle connections close soon, so its drain ends soon.
+        // No admission control: the outcome is which tokens each server accepts, not how loaded this host is.
+        const server = await startServerProcess(
+          { DATABASE_URL: database.url, KEEP_ALIVE_TIMEOUT_MS: "1000", ADMISSION_CONTROL: "false", ...keys },
+          { keepOutputChars: 256 * 1024 },
+        );
+        // Logged before it listens, so read now, before the access log of the load pushes it out of the kept tail.
+        const keysLine = server
+          .stdout()
+          .split("\n")
+          .find((line) => line.includes('"token keys loaded"'));
+        return { label, url: server.baseUrl, process: server, keysLine };
+      };
+      /** Takes a server out of the endpoints, then ends it as Kubernetes would (SIGTERM, drain). */
+      const retire = async (server: { process: ServerProcess }) => {
+        await sleep(100);
+        server.process.child.kill("SIGTERM");
+        expect(await server.process.exited).toBe(0);
+      };
+
+      let step = "1 old key only";
+      let targets: Awaited<ReturnType<typeof start>>[] = [await start("A(old)", rotation.oldOnly)];
+      let signer = rotation.old;
+      const load = runLoad({
+        concurrency: 6,
+        targets: () => targets,
+        signerKey: () => signer,
+        oldKey: rotation.old,
+        step: () => step,
+      });
+      await sleep(1_000);
+
+      step = "2 rolling A(old) -> B(old+next)";
+      const b = await start("B(old+next)", rotation.both);
+      targets = [targets[0]!, b];
+      await sleep(1_000);
+      const a = targets[0]!;
+      targets = [b];
+      await retire(a);
+      await sleep(500);
+
+      step = "3 signer uses the next key";
+      signer = rotation.next;
+      await sleep(1_000);
+
+      step = "4 rolling B(old+next) -> C(next)";
+      const c = await start("C(next)", rotation.nextOnly);
+      targets = [b, c];
+      await sleep(1_000);
+      targets = [c];
+      await retire(b);
+      step = "5 next key only";
+      await sleep(1_000);
+      await load.stop();
+
+      const counts = tally(load.outcomes);
+      console.log(
+        `${rotation.name}\n${Object.entries(counts)
+          .map(([key, n]) => `  ${key} x${n}`)
+          .join("\n")}`,
       );
-      // Logged before it listens, so read now, before the access log of the load pushes it out of the kept tail.
-      const keysLine = server.stdout().split("\n").find((line) => line.includes('"token keys loaded"'));
-      return { label, url: server.baseUrl, process: server, keysLine };
-    };
-    /** Takes a server out of the endpoints, then ends it as Kubernetes would (SIGTERM, drain). */
-    const retire = async (server: { process: ServerProcess }) => {
-      await sleep(100);
-      server.process.child.kill("SIGTERM");
-      expect(await server.process.exited).toBe(0);
-    };
 
-    let step = "1 old key only";
-    let targets: Awaited<ReturnType<typeof start>>[] = [await start("A(old)", rotation.oldOnly)];
-    let signer = rotation.old;
-    const load = runLoad({ concurrency: 6, targets: () => targets, signerKey: () => signer, oldKey: rotation.old, step: () => step });
-    await sleep(1_000);
-
-    step = "2 rolling A(old) -> B(old+next)";
-    const b = await start("B(old+next)", rotation.both);
-    targets = [targets[0]!, b];
-    await sleep(1_000);
-    const a = targets[0]!;
-    targets = [b];
-    await retire(a);
-    await sleep(500);
-
-    step = "3 signer uses the next key";
-    signer = rotation.next;
-    await sleep(1_000);
-
-    step = "4 rolling B(old+next) -> C(next)";
-    const c = await start("C(next)", rotation.nextOnly);
-    targets = [b, c];
-    await sleep(1_000);
-    targets = [c];
-    await retire(b);
-    step = "5 next key only";
-    await sleep(1_000);
-    await load.stop();
-
-    const counts = tally(load.outcomes);
-    console.log(`${rotation.name}\n${Object.entries(counts).map(([key, n]) => `  ${key} x${n}`).join("\n")}`);
-
-    // A token from the signer of the moment is valid under every server's keys at that moment: never refused.
-    const signerRefused = load.outcomes.filter((outcome) => outcome.stream === "signer" && outcome.status !== 200);
-    expect(signerRefused).toEqual([]);
-    // An old-key token works until the server without the old key answers it, and then only gets 401.
-    const oldKey = load.outcomes.filter((outcome) => outcome.stream === "old-key");
-    expect(oldKey.filter((outcome) => outcome.server !== "C(next)" && outcome.status !== 200)).toEqual([]);
-    const onC = oldKey.filter((outcome) => outcome.server === "C(next)");
-    expect(onC.length).toBeGreaterThan(0);
-    expect(onC.every((outcome) => outcome.status === 401 && outcome.error === ErrorCode.InvalidToken)).toBe(true);
-    // Every step had traffic of both streams.
-    for (const name of ["1", "2", "3", "4", "5"]) {
-      for (const stream of ["signer", "old-key"]) {
-        expect(load.outcomes.some((outcome) => outcome.step.startsWith(name) && outcome.stream === stream)).toBe(true);
+      // A token from the signer of the moment is valid under every server's keys at that moment: never refused.
+      const signerRefused = load.outcomes.filter((outcome) => outcome.stream === "signer" && outcome.status !== 200);
+      expect(signerRefused).toEqual([]);
+      // An old-key token works until the server without the old key answers it, and then only gets 401.
+      const oldKey = load.outcomes.filter((outcome) => outcome.stream === "old-key");
+      expect(oldKey.filter((outcome) => outcome.server !== "C(next)" && outcome.status !== 200)).toEqual([]);
+      const onC = oldKey.filter((outcome) => outcome.server === "C(next)");
+      expect(onC.length).toBeGreaterThan(0);
+      expect(onC.every((outcome) => outcome.status === 401 && outcome.error === ErrorCode.InvalidToken)).toBe(true);
+      // Every step had traffic of both streams.
+      for (const name of ["1", "2", "3", "4", "5"]) {
+        for (const stream of ["signer", "old-key"]) {
+          expect(load.outcomes.some((outcome) => outcome.step.startsWith(name) && outcome.stream === stream)).toBe(
+            true,
+          );
+        }
       }
-    }
 
-    // The server holding both keys said how many of each kind it holds, and never the keys.
-    expect(JSON.parse(b.keysLine!).keys.count).toEqual(rotation.bothLogged);
-    for (const server of [a, b, c]) {
-      for (const text of [server.keysLine, server.process.stdout()]) {
-        for (const secret of rotation.secrets) expect(text).not.toContain(secret);
-        expect(text).not.toContain("BEGIN PUBLIC KEY");
+      // The server holding both keys said how many of each kind it holds, and never the keys.
+      expect(JSON.parse(b.keysLine!).keys.count).toEqual(rotation.bothLogged);
+      for (const server of [a, b, c]) {
+        for (const text of [server.keysLine, server.process.stdout()]) {
+          for (const secret of rotation.secrets) expect(text).not.toContain(secret);
+          expect(text).not.toContain("BEGIN PUBLIC KEY");
+        }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -55,27 +55,45 @@ describe("key rotation: HS256 with JWT_SECRET_PREVIOUS", () => {
     const t = await appWith({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: PREVIOUS });
     expect((await post(t, hs256(CURRENT))).status).toBe(200);
     expect((await post(t, hs256(PREVIOUS))).status).toBe(200);
-    await expectInvalidToken(await appWith({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: PREVIOUS }), hs256(`${CURRENT}x`), /signature is invalid/);
+    await expectInvalidToken(
+      await appWith({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: PREVIOUS }),
+      hs256(`${CURRENT}x`),
+      /signature is invalid/,
+    );
   });
 
   it("says an expired token signed with JWT_SECRET_PREVIOUS has expired, not that its signature is wrong", async () => {
     const t = await appWith({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: PREVIOUS });
-    const expired = jwt.sign({ ...idpClaims(), exp: Math.floor(Date.now() / 1000) - 60 }, PREVIOUS, { algorithm: "HS256" });
+    const expired = jwt.sign({ ...idpClaims(), exp: Math.floor(Date.now() / 1000) - 60 }, PREVIOUS, {
+      algorithm: "HS256",
+    });
     await expectInvalidToken(t, expired, /expired/);
   });
 
   it("refuses JWT_SECRET_PREVIOUS without JWT_SECRET, or shorter than 32 characters", () => {
-    expectConfigError(() => loadConfig({ JWT_SECRET_PREVIOUS: PREVIOUS }), "JWT_SECRET_PREVIOUS", /only beside JWT_SECRET/);
+    expectConfigError(
+      () => loadConfig({ JWT_SECRET_PREVIOUS: PREVIOUS }),
+      "JWT_SECRET_PREVIOUS",
+      /only beside JWT_SECRET/,
+    );
     expectConfigError(
       () => loadConfig({ JWT_PUBLIC_KEY: rsa.pem, JWT_SECRET_PREVIOUS: PREVIOUS }),
       "JWT_SECRET_PREVIOUS",
       /only beside JWT_SECRET/,
     );
-    expectConfigError(() => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: "short" }), "JWT_SECRET_PREVIOUS", /32 characters/);
+    expectConfigError(
+      () => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: "short" }),
+      "JWT_SECRET_PREVIOUS",
+      /32 characters/,
+    );
   });
 
   it("refuses JWT_SECRET_PREVIOUS equal to JWT_SECRET: a rotation that rotates nothing", () => {
-    expectConfigError(() => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: CURRENT }), "JWT_SECRET_PREVIOUS", /equals JWT_SECRET; set it to the secret being retired/);
+    expectConfigError(
+      () => loadConfig({ JWT_SECRET: CURRENT, JWT_SECRET_PREVIOUS: CURRENT }),
+      "JWT_SECRET_PREVIOUS",
+      /equals JWT_SECRET; set it to the secret being retired/,
+    );
   });
 
   it("applies JWT_ALGORITHMS to both secrets", async () => {
@@ -91,7 +109,11 @@ describe("key rotation: several PEM keys in JWT_PUBLIC_KEY", () => {
     expect((await post(t, signed(rsa, "RS256"))).status).toBe(200);
     expect((await post(t, signed(nextRsa, "PS256"))).status).toBe(200);
     expect((await post(t, signed(p256, "ES256"))).status).toBe(200);
-    await expectInvalidToken(await appWith({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}` }), signed(nextRsa, "RS256"), /signature is invalid/);
+    await expectInvalidToken(
+      await appWith({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}` }),
+      signed(nextRsa, "RS256"),
+      /signature is invalid/,
+    );
   });
 
   it("reads several keys from JWT_PUBLIC_KEY_FILE", async () => {
@@ -128,14 +150,22 @@ describe("key rotation: several PEM keys in JWT_PUBLIC_KEY", () => {
   it("ignores what the token's header says about keys (kid, an embedded jwk): only the configured keys verify", async () => {
     const t = await appWith({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}` });
     const attacker = generateSigningKey("rsa");
-    await expectInvalidToken(t, signed(attacker, "RS256", { jwk: attacker.jwk, kid: "anything" }), /signature is invalid/);
+    await expectInvalidToken(
+      t,
+      signed(attacker, "RS256", { jwk: attacker.jwk, kid: "anything" }),
+      /signature is invalid/,
+    );
     expect((await post(t, signed(rsa, "RS256", { kid: "no-such-key" }))).status).toBe(200);
   });
 
   it("validates each key at start and names the one that is wrong", () => {
     const configure = (env: Record<string, string>) => () => createTokenVerifier(loadConfig(env));
     const privatePem = rsa.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-    expectConfigError(configure({ JWT_PUBLIC_KEY: `${rsa.pem}${privatePem}` }), "JWT_PUBLIC_KEY", /key 2 of 2 is a private key/);
+    expectConfigError(
+      configure({ JWT_PUBLIC_KEY: `${rsa.pem}${privatePem}` }),
+      "JWT_PUBLIC_KEY",
+      /key 2 of 2 is a private key/,
+    );
     expectConfigError(
       configure({ JWT_PUBLIC_KEY: `${rsa.pem}-----BEGIN PUBLIC KEY-----\nbroken\n-----END PUBLIC KEY-----\n` }),
       "JWT_PUBLIC_KEY",
@@ -151,7 +181,11 @@ describe("key rotation: several PEM keys in JWT_PUBLIC_KEY", () => {
       "JWT_ALGORITHMS",
       /key 2 of 2 \(EC prime256v1 public key\) can verify none of RS256/,
     );
-    expectConfigError(configure({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}`, JWT_ALGORITHMS: "RS256,ES256,HS256" }), "JWT_ALGORITHMS", /HS256 cannot be verified with any/);
+    expectConfigError(
+      configure({ JWT_PUBLIC_KEY: `${rsa.pem}${p256.pem}`, JWT_ALGORITHMS: "RS256,ES256,HS256" }),
+      "JWT_ALGORITHMS",
+      /HS256 cannot be verified with any/,
+    );
   });
 
   it("describes the keys it holds by kind and count, never the keys", () => {
@@ -170,13 +204,23 @@ describe("key rotation: how keys are tried", () => {
     const verify = vi.spyOn(jwt, "verify");
     const keys = [secretKey(CURRENT), secretKey(PREVIOUS), secretKey(`${PREVIOUS}2`)];
     const verifier = new JwtVerifier({ keys });
-    const forged = jwt.sign(idpClaims(), "an-attacker's-own-secret-of-32-chars!", { algorithm: "HS256", header: { alg: "HS256", kid: "2" } });
+    const forged = jwt.sign(idpClaims(), "an-attacker's-own-secret-of-32-chars!", {
+      algorithm: "HS256",
+      header: { alg: "HS256", kid: "2" },
+    });
     expect(() => verifier.verify(forged)).toThrow(/signature is invalid/);
-    expect(verify.mock.calls.map(([, key]) => keys.findIndex((candidate) => candidate.equals(key as KeyObject)))).toEqual([0, 1, 2]);
+    expect(
+      verify.mock.calls.map(([, key]) => keys.findIndex((candidate) => candidate.equals(key as KeyObject))),
+    ).toEqual([0, 1, 2]);
   });
 
   it("gives the same answer whatever the order of the keys", () => {
-    const tokens = [signed(rsa, "RS256"), signed(p256, "ES256"), signed(nextRsa, "RS256"), hmacSignedToken(rsa.pem, idpClaims())];
+    const tokens = [
+      signed(rsa, "RS256"),
+      signed(p256, "ES256"),
+      signed(nextRsa, "RS256"),
+      hmacSignedToken(rsa.pem, idpClaims()),
+    ];
     const outcome = (keys: KeyObject[]) =>
       tokens.map((token) => {
         try {

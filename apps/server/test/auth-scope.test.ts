@@ -17,7 +17,9 @@ const post = (t: TestApp, token: string, body = '{"id": 1, "name": "Fern"}') => 
 async function expectInsufficientScope(t: TestApp, res: request.Response, scope: string) {
   expect(res.status).toBe(403);
   expect(res.body).toEqual({ error: ErrorCode.InsufficientScope, message: `token lacks the required scope: ${scope}` });
-  expect(res.headers["www-authenticate"]).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`);
+  expect(res.headers["www-authenticate"]).toBe(
+    `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`,
+  );
   expect(t.rowCount()).toBe(0);
 }
 

@@ -88,7 +88,11 @@ describe("POST /plants bearer authentication", () => {
 
   it("with an unsigned alg=none token returns 401 invalid_token", async () => {
     const token = jwt.sign({ iss: ISSUER, aud: AUDIENCE, exp: now() + 60 }, "", { algorithm: "none" });
-    expectUnauthorized(await postWith(`Bearer ${token}`), ErrorCode.InvalidToken, /algorithm is not accepted|malformed/);
+    expectUnauthorized(
+      await postWith(`Bearer ${token}`),
+      ErrorCode.InvalidToken,
+      /algorithm is not accepted|malformed/,
+    );
   });
 
   it("with an algorithm outside the allowlist (HS512) returns 401 invalid_token", async () => {
@@ -103,7 +107,11 @@ describe("POST /plants bearer authentication", () => {
   });
 
   it("with a token for another issuer returns 401 invalid_token", async () => {
-    expectUnauthorized(await postWith(`Bearer ${sign({ iss: "https://evil.example" })}`), ErrorCode.InvalidToken, /issuer/);
+    expectUnauthorized(
+      await postWith(`Bearer ${sign({ iss: "https://evil.example" })}`),
+      ErrorCode.InvalidToken,
+      /issuer/,
+    );
   });
 
   it("with a token for another audience returns 401 invalid_token", async () => {

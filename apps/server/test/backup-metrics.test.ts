@@ -7,8 +7,12 @@ import { serverProcesses } from "./support/server-process.js";
 import { TEST_SECRET } from "./support/test-server.js";
 import { tempDir } from "./support/temp-dir.js";
 
-const servers = serverProcesses({ JWT_SECRET: TEST_SECRET, NODE_ENV: "production", HOST: "127.0.0.1", SHUTDOWN_DELAY_MS: "0" });
-
+const servers = serverProcesses({
+  JWT_SECRET: TEST_SECRET,
+  NODE_ENV: "production",
+  HOST: "127.0.0.1",
+  SHUTDOWN_DELAY_MS: "0",
+});
 
 /** One scrape of a Prometheus text endpoint over HTTP: each unlabelled sample by name. */
 async function scrape(url: string): Promise<Record<string, number>> {
@@ -104,8 +108,14 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
     const env = { DATABASE_URL: join(dir, "plants.db"), HOST: "127.0.0.1" };
     const backups = join(dir, "backups");
     const cases: [string[], string][] = [
-      [["--dir", backups, "--metrics-port", "http"], 'plant-store backup: --metrics-port must be a port number from 0 to 65535, not "http"\n'],
-      [["--dir", backups, "--metrics-port", "70000"], 'plant-store backup: --metrics-port must be a port number from 0 to 65535, not "70000"\n'],
+      [
+        ["--dir", backups, "--metrics-port", "http"],
+        'plant-store backup: --metrics-port must be a port number from 0 to 65535, not "http"\n',
+      ],
+      [
+        ["--dir", backups, "--metrics-port", "70000"],
+        'plant-store backup: --metrics-port must be a port number from 0 to 65535, not "70000"\n',
+      ],
       [
         ["--dir", backups, "--metrics-port", String(busyPort)],
         `plant-store backup: --metrics-port ${busyPort}: 127.0.0.1:${busyPort} is already in use (another process, or a server's METRICS_PORT in the same pod)\n`,

@@ -28,7 +28,14 @@ const token = signToken({ secret: TEST_SECRET });
 function startServer(databaseFile: string): Promise<ServerProcess> {
   return startServerProcess(
     // Every create and replay served, not refused on a busy test machine.
-    { DATABASE_URL: databaseFile, JWT_SECRET: TEST_SECRET, NODE_ENV: "production", HOST: "127.0.0.1", SHUTDOWN_DELAY_MS: "0", ADMISSION_CONTROL: "false" },
+    {
+      DATABASE_URL: databaseFile,
+      JWT_SECRET: TEST_SECRET,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      SHUTDOWN_DELAY_MS: "0",
+      ADMISSION_CONTROL: "false",
+    },
     { keepOutputChars: 64 * 1024 },
   );
 }
@@ -57,7 +64,11 @@ function postOn(agent: Agent, server: ServerProcess, body: string): Promise<numb
     const req = request(`${server.baseUrl}/plants`, {
       method: "POST",
       agent,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      },
     });
     req.on("response", (res) => res.resume().on("end", () => resolve(res.statusCode!)));
     req.on("error", reject);
@@ -114,7 +125,11 @@ function* prefilled(count: number) {
 }
 
 const integrityOf = (file: string) =>
-  querySqliteFile(file, (db) => (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[]).map((row) => row.integrity_check).join("; "));
+  querySqliteFile(file, (db) =>
+    (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
+      .map((row) => row.integrity_check)
+      .join("; "),
+  );
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -147,7 +162,8 @@ describe("backup and restore through real processes", () => {
 
     expect(backedUp.stderr).toBe("");
     expect(backedUp.code).toBe(0);
-    const [, plantsInSnapshot] = /^backed up (\d+) plants, [\d.]+ [kMG]?B, in [\d.]+ s to (.+)\n$/.exec(backedUp.stdout) ?? [];
+    const [, plantsInSnapshot] =
+      /^backed up (\d+) plants, [\d.]+ [kMG]?B, in [\d.]+ s to (.+)\n$/.exec(backedUp.stdout) ?? [];
     expect(Number(plantsInSnapshot)).toBeGreaterThanOrEqual(PREFILLED + acknowledgedBefore.length);
     // Several 1 MiB steps, with creates committed between them, and yet it finished.
     expect(statSync(snapshot).size).toBeGreaterThan(4 * 1024 * 1024);
@@ -172,7 +188,10 @@ describe("backup and restore through real processes", () => {
     const sample = [1, PREFILLED / 2, PREFILLED, ...acknowledgedBefore];
     await inParallel(sample, 16, async (id) => {
       const name = `plant ${id}`;
-      const body = id <= PREFILLED ? `{"id": ${id}, "name": "${name}"${id % 2 === 0 ? ', "tag": "prefilled"' : ""}}` : plantBody(id, name);
+      const body =
+        id <= PREFILLED
+          ? `{"id": ${id}, "name": "${name}"${id % 2 === 0 ? ', "tag": "prefilled"' : ""}}`
+          : plantBody(id, name);
       const replay = await post(server, body);
       if (replay.status !== 200) problems.push(`replay of ${id}: ${replay.status} ${await replay.text()}`);
       else await replay.text();
@@ -195,19 +214,25 @@ describe("backup and restore through real processes", () => {
     writeFileSync(join(backups, "notes.txt"), "the operator's own file");
 
     // 0.02 minutes: a snapshot every 1.2 s.
-    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.02", "--keep", "2"], { DATABASE_URL: databaseFile });
+    const scheduled = startCli(["backup", "--dir", backups, "--every", "0.02", "--keep", "2"], {
+      DATABASE_URL: databaseFile,
+    });
     await scheduled.waitForStdout(/(^backed up 1 plants.*\n){3}/m);
     scheduled.child.kill("SIGTERM");
     expect(await scheduled.exited).toBe(0);
     expect(scheduled.stderr()).toBe("");
-    expect(scheduled.stdout()).toMatch(/^backing up .+plants\.db into .+backups every 0\.02 min, keeping the newest 2\n/);
+    expect(scheduled.stdout()).toMatch(
+      /^backing up .+plants\.db into .+backups every 0\.02 min, keeping the newest 2\n/,
+    );
     expect(scheduled.stdout()).toMatch(/; 1 older removed\n(.|\n)*stopped\n$/);
     const left = readdirSync(backups).sort();
     expect(left).toHaveLength(3);
     expect(left[0]).toBe("notes.txt");
     for (const name of left.slice(1)) {
       expect(name).toMatch(/^plants-\d{8}T\d{6}Z\.db$/);
-      expect(querySqliteFile(join(backups, name), (db) => db.prepare("SELECT name FROM plants").all())).toEqual([{ name: "Fern" }]);
+      expect(querySqliteFile(join(backups, name), (db) => db.prepare("SELECT name FROM plants").all())).toEqual([
+        { name: "Fern" },
+      ]);
     }
   });
 
@@ -231,8 +256,12 @@ describe("backup and restore through real processes", () => {
 
   it("scheduled: a failed snapshot is reported on one line and tried again at the next turn", async () => {
     const dir = tempDir("plant-store-backup-");
-    const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.02"], { DATABASE_URL: join(dir, "missing.db") });
-    await scheduled.waitForStderr(/(^backup failed: there is no SQLite store at .+missing\.db; next try at \d{4}-[\d-]+T[\d:.]+Z\n){2}/m);
+    const scheduled = startCli(["backup", "--dir", join(dir, "backups"), "--every", "0.02"], {
+      DATABASE_URL: join(dir, "missing.db"),
+    });
+    await scheduled.waitForStderr(
+      /(^backup failed: there is no SQLite store at .+missing\.db; next try at \d{4}-[\d-]+T[\d:.]+Z\n){2}/m,
+    );
     scheduled.child.kill("SIGTERM");
     expect(await scheduled.exited).toBe(0);
     expect(readdirSync(join(dir, "backups"))).toEqual([]);
@@ -267,7 +296,9 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const newer = join(dir, "newer.db");
     writeFileSync(newer, readFileSync(snapshot));
     const db = new DatabaseSync(newer);
-    db.exec("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_the_future', '2099-01-01T00:00:00.000Z')");
+    db.exec(
+      "INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_the_future', '2099-01-01T00:00:00.000Z')",
+    );
     db.close();
     const corrupt = join(dir, "corrupt.db");
     const bytes = readFileSync(snapshot);
@@ -277,9 +308,18 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const cases: [string[], RegExp][] = [
       [["restore", join(dir, "missing.db")], /^plant-store restore: there is no file at .+missing\.db\n$/],
       [["restore", notSqlite], /^plant-store restore: .+notes\.txt is not a SQLite database\n$/],
-      [["restore", newer, "--force"], /^plant-store restore: .+newer\.db has schema version 9999, newer than this server's 2: restore it with the release that wrote it\n$/],
-      [["restore", corrupt, "--force"], /^plant-store restore: .+corrupt\.db (fails the integrity check: .+|is not a Plant Store database.*)\n$/],
-      [["restore", snapshot], /^plant-store restore: the store at .+plants\.db holds 1 plants: replace them with --force\n$/],
+      [
+        ["restore", newer, "--force"],
+        /^plant-store restore: .+newer\.db has schema version 9999, newer than this server's 2: restore it with the release that wrote it\n$/,
+      ],
+      [
+        ["restore", corrupt, "--force"],
+        /^plant-store restore: .+corrupt\.db (fails the integrity check: .+|is not a Plant Store database.*)\n$/,
+      ],
+      [
+        ["restore", snapshot],
+        /^plant-store restore: the store at .+plants\.db holds 1 plants: replace them with --force\n$/,
+      ],
       [["restore"], /^plant-store restore: the snapshot's <file> is missing\n$/],
     ];
     for (const [args, stderr] of cases) {
@@ -305,8 +345,12 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     await server.exited;
     const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(result.stdout).toMatch(/^restored 1 plants \(schema version 2, this server's\) from .+ to .+plants\.db, replacing 2 plants\n$/);
-    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
+    expect(result.stdout).toMatch(
+      /^restored 1 plants \(schema version 2, this server's\) from .+ to .+plants\.db, replacing 2 plants\n$/,
+    );
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([
+      { id: 1n, name: "Oak" },
+    ]);
   });
 
   it("restore ignores a WAL left beside its copy by a restore killed mid-check: the store holds the snapshot's plants", async () => {
@@ -323,7 +367,9 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(/^restored 1 plants /);
-    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 1n, name: "Oak" }]);
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([
+      { id: 1n, name: "Oak" },
+    ]);
     expect(readdirSync(join(dir, "data")).filter((name) => name.includes(".restoring"))).toEqual([]);
   });
 
@@ -338,14 +384,20 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
 
     const result = await runCli(["restore", live, "--force"], { DATABASE_URL: databaseFile });
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toMatch(/^plant-store restore: .+live\/plants\.db has a WAL beside it: snapshot it first \(DATABASE_URL=.+ plant-store backup <file>\) and restore that\n$/);
+    expect(result.stderr).toMatch(
+      /^plant-store restore: .+live\/plants\.db has a WAL beside it: snapshot it first \(DATABASE_URL=.+ plant-store backup <file>\) and restore that\n$/,
+    );
     expect(folderState(join(dir, "data"))).toEqual(before);
 
     // As the message says: a snapshot of it holds the plant, and restores.
     const fromLive = join(dir, "from-live.db");
     expect((await runCli(["backup", fromLive], { DATABASE_URL: live })).code).toBe(0);
-    expect((await runCli(["restore", fromLive, "--force"], { DATABASE_URL: databaseFile })).stdout).toMatch(/^restored 1 plants /);
-    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([{ id: 3n, name: "Ash" }]);
+    expect((await runCli(["restore", fromLive, "--force"], { DATABASE_URL: databaseFile })).stdout).toMatch(
+      /^restored 1 plants /,
+    );
+    expect(querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name FROM plants").all())).toEqual([
+      { id: 3n, name: "Ash" },
+    ]);
   });
 
   it("backup refuses bad --every and --keep values and a missing folder, and writes nothing", async () => {
@@ -356,13 +408,25 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
       [["--dir", backups, "--every", "0"], /^plant-store backup: --every must be a positive number, not "0"\n$/],
       [["--dir", backups, "--every", "ten"], /^plant-store backup: --every must be a positive number, not "ten"\n$/],
       // Snapshot names carry the second they start in: two in one second would share one.
-      [["--dir", backups, "--every", "0.01"], /^plant-store backup: --every must be at least 0\.0167 minutes \(1 s\): snapshots are named by the second they start in, not 0\.01\n$/],
+      [
+        ["--dir", backups, "--every", "0.01"],
+        /^plant-store backup: --every must be at least 0\.0167 minutes \(1 s\): snapshots are named by the second they start in, not 0\.01\n$/,
+      ],
       // Past a timer's range (about 24.8 days) a wait would end at once: snapshots back to back.
-      [["--dir", backups, "--every", "100000"], /^plant-store backup: --every must be at most 35791 minutes, not 100000\n$/],
+      [
+        ["--dir", backups, "--every", "100000"],
+        /^plant-store backup: --every must be at most 35791 minutes, not 100000\n$/,
+      ],
       [["--dir", backups, "--keep", "0"], /^plant-store backup: --keep must be a positive whole number, not "0"\n$/],
-      [["--dir", backups, "--keep", "1.5"], /^plant-store backup: --keep must be a positive whole number, not "1\.5"\n$/],
+      [
+        ["--dir", backups, "--keep", "1.5"],
+        /^plant-store backup: --keep must be a positive whole number, not "1\.5"\n$/,
+      ],
       [[join(dir, "snapshot.db"), "--keep", "3"], /^plant-store backup: --keep goes with --dir\n$/],
-      [[join(dir, "a.db"), join(dir, "b.db")], /^plant-store backup: expected the snapshot's <file> \(or --dir <dir>\) alone, got 2 arguments\n$/],
+      [
+        [join(dir, "a.db"), join(dir, "b.db")],
+        /^plant-store backup: expected the snapshot's <file> \(or --dir <dir>\) alone, got 2 arguments\n$/,
+      ],
     ];
     for (const [args, stderr] of cases) {
       const result = await runCli(["backup", ...args], env);
@@ -387,7 +451,10 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ DATABASE_URL: join(dir, "missing.db") }, /^plant-store backup: there is no SQLite store at .+missing\.db\n$/],
       [{ DATABASE_URL: notSqlite }, /^plant-store backup: .+notes\.db is not a SQLite database\n$/],
-      [{ DATABASE_URL: "postgres://localhost/plants" }, /^plant-store backup: DATABASE_URL names PostgreSQL: back it up with pg_dump .+\n$/],
+      [
+        { DATABASE_URL: "postgres://localhost/plants" },
+        /^plant-store backup: DATABASE_URL names PostgreSQL: back it up with pg_dump .+\n$/,
+      ],
     ];
     for (const [env, stderr] of cases) {
       const result = await runCli(["backup", snapshot], env);

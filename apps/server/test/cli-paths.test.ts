@@ -20,8 +20,9 @@ function relativeStore(): { databaseUrl: string; file: string } {
   return { databaseUrl: join(folder, "plants.db"), file: join(SERVER_DIR, folder, "plants.db") };
 }
 
-
-const ROOT_SCRIPTS = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+const ROOT_SCRIPTS = (
+  JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+).scripts;
 
 /** The pnpm running this test (`pnpm run test` sets npm_execpath: pnpm 12's is a native binary), else the docs' one. */
 function pnpm(args: string[]): [string, string[]] {
@@ -39,8 +40,12 @@ function rootScript([script, ...args]: string[], databaseUrl: string): Promise<C
   expect(step[0]).toBe("pnpm");
   const [command, commandArgs] = pnpm([...step.slice(1), ...args]);
   return new Promise((resolve) => {
-    execFile(command, commandArgs, { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
+    execFile(
+      command,
+      commandArgs,
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
     );
   });
 }
@@ -51,13 +56,18 @@ const plants = [
 ];
 
 describe("the CLI reads the store pnpm start reads, wherever it is run from", () => {
-  it.each(["backup", "restore", "copy-store", "inspect"])("pnpm %s builds the server, then runs plant-store in apps/server", (name) => {
-    expect(ROOT_SCRIPTS[name]).toBe(
-      `turbo run build --filter=@plant-store/server... --output-logs=errors-only >&2 && pnpm --silent --filter @plant-store/server plant-store ${name}`,
-    );
-  });
+  it.each(["backup", "restore", "copy-store", "inspect"])(
+    "pnpm %s builds the server, then runs plant-store in apps/server",
+    (name) => {
+      expect(ROOT_SCRIPTS[name]).toBe(
+        `turbo run build --filter=@plant-store/server... --output-logs=errors-only >&2 && pnpm --silent --filter @plant-store/server plant-store ${name}`,
+      );
+    },
+  );
 
-  it("pnpm backup, restore and inspect at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", { timeout: 120_000 }, async () => {
+  it("pnpm backup, restore and inspect at the repository's root resolve a relative DATABASE_URL in apps/server, and name files by absolute path", {
+    timeout: 120_000,
+  }, async () => {
     const store = relativeStore();
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
@@ -76,7 +86,9 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     );
     expect(querySqliteFile(store.file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
     const inspected = await rootScript(["inspect"], store.databaseUrl);
-    expect(inspected.stdout).toMatch(new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\nsize:   .+ kB\n$`));
+    expect(inspected.stdout).toMatch(
+      new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\nsize:   .+ kB\n$`),
+    );
   });
 
   it("plant-store run in apps/server reads the same file, and the root's scripts and it agree", async () => {
@@ -87,8 +99,14 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: store.databaseUrl }, { cwd: SERVER_DIR });
     expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
     // The same relative value from elsewhere names a store that is not there, and says where it looked.
-    const elsewhere = await runCli(["backup", join(tempDir("plant-store-cli-paths-"), "other.db")], { DATABASE_URL: store.databaseUrl }, { cwd: REPO_ROOT });
-    expect(elsewhere.stderr).toBe(`plant-store backup: there is no SQLite store at ${join(REPO_ROOT, store.databaseUrl)}\n`);
+    const elsewhere = await runCli(
+      ["backup", join(tempDir("plant-store-cli-paths-"), "other.db")],
+      { DATABASE_URL: store.databaseUrl },
+      { cwd: REPO_ROOT },
+    );
+    expect(elsewhere.stderr).toBe(
+      `plant-store backup: there is no SQLite store at ${join(REPO_ROOT, store.databaseUrl)}\n`,
+    );
     expect(elsewhere.code).toBe(1);
   });
 
@@ -100,7 +118,9 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     writeFileSync(snapshot, "an operator's file");
     const refused = await runCli(["backup", snapshot], { DATABASE_URL: store });
     expect(refused).toMatchObject({ code: 1, stdout: "" });
-    expect(refused.stderr).toBe(`plant-store backup: ${snapshot} exists: give another name, or replace it with --force\n`);
+    expect(refused.stderr).toBe(
+      `plant-store backup: ${snapshot} exists: give another name, or replace it with --force\n`,
+    );
     expect(readFileSync(snapshot, "utf8")).toBe("an operator's file");
 
     const forced = await runCli(["backup", snapshot, "--force"], { DATABASE_URL: store });
@@ -119,10 +139,14 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     for (const spelled of [store, join(dir, "..", dir.split("/").at(-1)!, "plants.db")]) {
       const result = await runCli(["restore", spelled, "--force"], { DATABASE_URL: store }, { cwd: dir });
       expect(result).toMatchObject({ code: 1, stdout: "" });
-      expect(result.stderr).toBe(`plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`);
+      expect(result.stderr).toBe(
+        `plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`,
+      );
     }
     const relative = await runCli(["restore", "plants.db", "--force"], { DATABASE_URL: "./plants.db" }, { cwd: dir });
-    expect(relative.stderr).toBe(`plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`);
+    expect(relative.stderr).toBe(
+      `plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`,
+    );
     expect(readFileSync(store).equals(before)).toBe(true);
     expect(existsSync(`${store}.restoring`)).toBe(false);
   });

@@ -9,8 +9,11 @@ describe("plant-store (dist/cli.js)", () => {
   it("--help lists every command and exits 0", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
-    for (const name of ["backup", "restore", "copy-store", "issue-token"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
-    expect(stdout).toMatch(/Exit 0 on success, 1 with one line\non stderr on an error, 2 from copy-store when the copy ran but the two stores differ/);
+    for (const name of ["backup", "restore", "copy-store", "issue-token"])
+      expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
+    expect(stdout).toMatch(
+      /Exit 0 on success, 1 with one line\non stderr on an error, 2 from copy-store when the copy ran but the two stores differ/,
+    );
   });
 
   it("<command> --help prints its usage and options, and needs no configuration", async () => {
@@ -21,7 +24,11 @@ describe("plant-store (dist/cli.js)", () => {
   });
 
   it("an unknown command or option is one line on stderr and exit 1", async () => {
-    expect(await runCli(["nope"])).toEqual({ code: 1, stdout: "", stderr: 'plant-store: unknown command "nope": run plant-store --help for the list\n' });
+    expect(await runCli(["nope"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'plant-store: unknown command "nope": run plant-store --help for the list\n',
+    });
     expect(await runCli(["restore", "--bogus"])).toEqual({
       code: 1,
       stdout: "",
@@ -49,7 +56,9 @@ describe("plant-store issue-token (pnpm token)", () => {
   });
 
   it("takes a subject, --scope and --expires-in", async () => {
-    const { code, stdout, stderr } = await runCli(["issue-token", "alice", "--scope", "read", "--expires-in", "600"], { JWT_SECRET: SECRET });
+    const { code, stdout, stderr } = await runCli(["issue-token", "alice", "--scope", "read", "--expires-in", "600"], {
+      JWT_SECRET: SECRET,
+    });
     expect(code).toBe(0);
     const claims = jwt.verify(stdout.trim(), SECRET, { algorithms: ["HS256"] }) as jwt.JwtPayload;
     expect(claims).toMatchObject({ sub: "alice", scope: "read" });
@@ -58,7 +67,10 @@ describe("plant-store issue-token (pnpm token)", () => {
   });
 
   it("--scope '' grants no scope", async () => {
-    const { stdout, stderr } = await runCli(["issue-token", "--scope", ""], { JWT_SECRET: SECRET, JWT_REQUIRED_SCOPE: "plants:write" });
+    const { stdout, stderr } = await runCli(["issue-token", "--scope", ""], {
+      JWT_SECRET: SECRET,
+      JWT_REQUIRED_SCOPE: "plants:write",
+    });
     expect(jwt.verify(stdout.trim(), SECRET)).not.toHaveProperty("scope");
     expect(stderr).toMatch(/no scope/);
   });

@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CreatePlantResult, createPlantStoreClient, ErrorCode, type RetryBudgetOptions } from "@plant-store/client";
+import {
+  type CreatePlantResult,
+  createPlantStoreClient,
+  ErrorCode,
+  type RetryBudgetOptions,
+} from "@plant-store/client";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { capCpu } from "./support/cpu-cap.js";
@@ -33,13 +38,15 @@ interface ClientRun {
 }
 
 /** Retries the fleet's budgets allow for these runs. */
-const allowedRetries = (runs: ClientRun[]) => runs.reduce((sum, run) => sum + FLOOR + BUDGET.ratio * run.results.length, 0);
+const allowedRetries = (runs: ClientRun[]) =>
+  runs.reduce((sum, run) => sum + FLOOR + BUDGET.ratio * run.results.length, 0);
 
 /** The fleet: each client's calls in `IN_FLIGHT_PER_CLIENT` lanes, each request counted, until `done()`. */
 async function runFleet(baseUrl: string): Promise<ClientRun[]> {
   const runs: ClientRun[] = Array.from({ length: CLIENTS }, () => ({ results: [], requests: 0, shed: 0 }));
   const deadline = performance.now() + RUN_MS;
-  const done = () => runs.reduce((sum, run) => sum + run.shed, 0) > 2 * allowedRetries(runs) || performance.now() > deadline;
+  const done = () =>
+    runs.reduce((sum, run) => sum + run.shed, 0) > 2 * allowedRetries(runs) || performance.now() > deadline;
   let nextId = 1;
   const client = (run: ClientRun, index: number) => {
     const plants = createPlantStoreClient({
@@ -69,10 +76,15 @@ async function runFleet(baseUrl: string): Promise<ClientRun[]> {
 }
 
 describe("a client fleet against the built server under overload", () => {
-  it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", { timeout: 90_000 }, async () => {
+  it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", {
+    timeout: 90_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "plant-store-retry-budget-"));
     const databaseFile = join(dir, "plants.db");
-    const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" }, { keepOutputChars: 64 * 1024 });
+    const server = await startServerProcess(
+      { DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
+      { keepOutputChars: 64 * 1024 },
+    );
     const cap = capCpu(server.child.pid!, CPU_CORES);
     try {
       const runs = await runFleet(server.baseUrl);
@@ -83,9 +95,13 @@ describe("a client fleet against the built server under overload", () => {
       const allowed = allowedRetries(runs);
 
       // The server shed more requests than the budgets allow retrying (`retries: 2` alone would retry each).
-      expect(shed, `the server shed ${shed} of ${requests} requests: too few to test a budget of ${allowed} retries`).toBeGreaterThan(allowed);
+      expect(
+        shed,
+        `the server shed ${shed} of ${requests} requests: too few to test a budget of ${allowed} retries`,
+      ).toBeGreaterThan(allowed);
       // Each client's retries stayed within its own budget, and so the fleet's did...
-      for (const run of runs) expect(run.requests - run.results.length).toBeLessThanOrEqual(FLOOR + BUDGET.ratio * run.results.length);
+      for (const run of runs)
+        expect(run.requests - run.results.length).toBeLessThanOrEqual(FLOOR + BUDGET.ratio * run.results.length);
       expect(retries).toBeLessThanOrEqual(allowed);
       // ...and every 503 not retried was its call's result, typed: 503 Overloaded; every other call stored its plant.
       const refused = results.filter((result) => result.status === 503);

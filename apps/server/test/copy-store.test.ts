@@ -45,7 +45,16 @@ const EDGE_IDS = [
   INT64_MAX,
 ];
 // Text that an encoding, a length prefix or a NULL-vs-empty mix-up would change.
-const EDGE_TEXTS = ["", " ", "🌱 sprout", "日本の松", "e\u0301 combining", "quote \" and \\ backslash", "tab\tnew\nline", "x".repeat(2_000)];
+const EDGE_TEXTS = [
+  "",
+  " ",
+  "🌱 sprout",
+  "日本の松",
+  "e\u0301 combining",
+  'quote " and \\ backslash',
+  "tab\tnew\nline",
+  "x".repeat(2_000),
+];
 
 /** The edge cases, then ids spread over the whole int64 range (i times an odd constant mod 2^64 never repeats). */
 function* sourcePlants(): Generator<StoredPlant> {
@@ -53,7 +62,11 @@ function* sourcePlants(): Generator<StoredPlant> {
   let n = 0;
   for (const id of EDGE_IDS) {
     seen.add(id);
-    yield { id, name: EDGE_TEXTS[n % EDGE_TEXTS.length]!, tag: n % 3 === 0 ? null : EDGE_TEXTS[(n + 3) % EDGE_TEXTS.length]! };
+    yield {
+      id,
+      name: EDGE_TEXTS[n % EDGE_TEXTS.length]!,
+      tag: n % 3 === 0 ? null : EDGE_TEXTS[(n + 3) % EDGE_TEXTS.length]!,
+    };
     n++;
   }
   for (let i = 1n; n < PLANTS; i++) {
@@ -65,7 +78,11 @@ function* sourcePlants(): Generator<StoredPlant> {
 }
 
 /** The CLI run with `args`, killed with SIGKILL as soon as `started()` resolves true (polled every 20 ms). */
-async function runCliKilledOnce(args: string[], env: Record<string, string>, started: () => Promise<boolean>): Promise<CliResult> {
+async function runCliKilledOnce(
+  args: string[],
+  env: Record<string, string>,
+  started: () => Promise<boolean>,
+): Promise<CliResult> {
   const cli = startCli(args, env);
   let open = true;
   void cli.exited.then(() => {
@@ -111,10 +128,16 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     const expected = querySqliteFile(source, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all());
     const copied = await database.rows();
     expect(copied.length).toBe(PLANTS);
-    expect(copied.filter((row, i) => JSON.stringify(row, bigintText) !== JSON.stringify(expected[i], bigintText))).toEqual([]);
+    expect(
+      copied.filter((row, i) => JSON.stringify(row, bigintText) !== JSON.stringify(expected[i], bigintText)),
+    ).toEqual([]);
 
     // Every replay must be answered by the data (200 or 409), not refused on a busy test machine.
-    const server = await startServerProcess({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, ADMISSION_CONTROL: "false" });
+    const server = await startServerProcess({
+      DATABASE_URL: database.url,
+      JWT_SECRET: TEST_SECRET,
+      ADMISSION_CONTROL: "false",
+    });
     try {
       const token = signToken({ secret: TEST_SECRET });
       const post = async (body: string) => {
@@ -146,8 +169,15 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
   it("a run killed midway is finished by the next; a run after that copies nothing and exits 0", async () => {
     // Until the command has migrated the target there is no plants table to count.
     const copiedSome = () =>
-      database.query<{ some: boolean }>("SELECT EXISTS (SELECT FROM plants) AS some").then(([row]) => row!.some, () => false);
-    const killed = await runCliKilledOnce(["copy-store", "--to", database.url, "--batch-size", "1000"], { DATABASE_URL: source }, copiedSome);
+      database.query<{ some: boolean }>("SELECT EXISTS (SELECT FROM plants) AS some").then(
+        ([row]) => row!.some,
+        () => false,
+      );
+    const killed = await runCliKilledOnce(
+      ["copy-store", "--to", database.url, "--batch-size", "1000"],
+      { DATABASE_URL: source },
+      copiedSome,
+    );
     expect(killed.code).toBe(null);
     const partial = (await database.query<{ plants: number }>("SELECT count(*)::int AS plants FROM plants"))[0]!.plants;
     expect(partial).toBeGreaterThan(0);
@@ -208,17 +238,27 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     expect(moved.map((row) => row.id).sort((a, b) => (a < b ? -1 : 1))).toEqual(acknowledged);
   }, 120_000);
 
-  it.skipIf(scriptMissing)(`on a terminal it redraws one progress line${scriptMissing ? " (skipped: util-linux's script is not installed)" : ""}`, async () => {
-    // script(1) runs the command on a pseudo-terminal: a real TTY, as an operator's shell gives it.
-    const command = [process.execPath, CLI, "copy-store", "--to", database.url, "--batch-size", "500"].map((arg) => `'${arg}'`).join(" ");
-    const script = captureOutput(spawn("script", ["-qec", command, "/dev/null"], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: source } }));
-    const run = { code: await script.closed, stdout: script.stdout() };
-    // Each redraw goes back to the line's start and erases it (CR, ESC [K), then draws the bar.
-    expect(run.stdout).toContain("\r\u001b[K[");
-    expect(run.stdout).toMatch(/\[[#-]{20}\] +\d+% \d+\/100000 plants, \d+ plants\/s, \d+ s left/);
-    expect(run.stdout).toMatch(/^verified: both sides hold the same plants\r?$/m);
-    expect(run.code).toBe(0);
-  }, 120_000);
+  it.skipIf(scriptMissing)(
+    `on a terminal it redraws one progress line${scriptMissing ? " (skipped: util-linux's script is not installed)" : ""}`,
+    async () => {
+      // script(1) runs the command on a pseudo-terminal: a real TTY, as an operator's shell gives it.
+      const command = [process.execPath, CLI, "copy-store", "--to", database.url, "--batch-size", "500"]
+        .map((arg) => `'${arg}'`)
+        .join(" ");
+      const script = captureOutput(
+        spawn("script", ["-qec", command, "/dev/null"], {
+          env: { PATH: process.env.PATH ?? "", DATABASE_URL: source },
+        }),
+      );
+      const run = { code: await script.closed, stdout: script.stdout() };
+      // Each redraw goes back to the line's start and erases it (CR, ESC [K), then draws the bar.
+      expect(run.stdout).toContain("\r\u001b[K[");
+      expect(run.stdout).toMatch(/\[[#-]{20}\] +\d+% \d+\/100000 plants, \d+ plants\/s, \d+ s left/);
+      expect(run.stdout).toMatch(/^verified: both sides hold the same plants\r?$/m);
+      expect(run.code).toBe(0);
+    },
+    120_000,
+  );
 
   it("an id the target holds with other data is a conflict: listed by id, the target's row kept, exit 2", async () => {
     await migratePostgres({ connectionString: database.url, connectTimeoutMs: 3_000, logger: createLogger("silent") });
@@ -227,19 +267,27 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
 
     const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: source });
     expect(run.stdout).toMatch(/^copied 99999, already there 0, conflicts 1 in /m);
-    expect(run.stdout).toMatch(new RegExp(`^conflict: id ${planted}: source \\{.*\\}, target \\{"name":"planted"\\}$`, "m"));
+    expect(run.stdout).toMatch(
+      new RegExp(`^conflict: id ${planted}: source \\{.*\\}, target \\{"name":"planted"\\}$`, "m"),
+    );
     expect(run.stdout).toMatch(/^not verified: 1 ids hold other data in the target/m);
     expect(run.code).toBe(2);
-    expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([{ name: "planted" }]);
+    expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([
+      { name: "planted" },
+    ]);
   }, 120_000);
 
   it("a target holding plants the source does not fails the verification with their count and first ids: exit 2", async () => {
     const small = join(dir, "small.db");
     // Source ids 1, 3, 5, ..., 29; the target also holds 12 even ids among and beyond them, and the int64 extremes.
-    await fillSqliteStore(small, Array.from({ length: 15 }, (_, i) => ({ id: BigInt(2 * i + 1), name: `odd ${2 * i + 1}`, tag: null })));
+    await fillSqliteStore(
+      small,
+      Array.from({ length: 15 }, (_, i) => ({ id: BigInt(2 * i + 1), name: `odd ${2 * i + 1}`, tag: null })),
+    );
     await migratePostgres({ connectionString: database.url, connectTimeoutMs: 3_000, logger: createLogger("silent") });
     const extra = [-(2n ** 63n), 2n, 4n, 6n, 8n, 10n, 12n, 14n, 16n, 18n, 20n, 40n, 2n ** 63n - 1n];
-    for (const id of extra) await database.query("INSERT INTO plants (id, name, tag) VALUES ($1, 'extra', NULL)", [id.toString()]);
+    for (const id of extra)
+      await database.query("INSERT INTO plants (id, name, tag) VALUES ($1, 'extra', NULL)", [id.toString()]);
 
     const run = await runCli(["copy-store", "--to", database.url], { DATABASE_URL: small });
     expect(run.stdout).toMatch(/^copied 15, already there 0, conflicts 0 in /m);
@@ -260,7 +308,11 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
   it.each([
     ["no --to", [], "--to <postgres URL> is required"],
     ["an unreachable target", ["--to", "postgres://postgres@127.0.0.1:1/plants"], "PostgreSQL at 127.0.0.1:1/plants: "],
-    ["a target that refuses the login", ["--to", "postgres://no_such_role:secret@127.0.0.1:5432/test"], 'role "no_such_role" does not exist'],
+    [
+      "a target that refuses the login",
+      ["--to", "postgres://no_such_role:secret@127.0.0.1:5432/test"],
+      'role "no_such_role" does not exist',
+    ],
   ])("%s: one line on stderr, exit 1, no password shown", async (_, args, message) => {
     const run = await runCli(["copy-store", ...args], { DATABASE_URL: source });
     expect(run.stderr).toContain(message);
@@ -295,8 +347,12 @@ function bigintText(_key: string, value: unknown): unknown {
 
 describe("copy-store's progress", () => {
   it("says how far, how fast and how long is left", () => {
-    expect(progressText(450_000, 1_000_000, 5_000)).toBe("[#########-----------]  45% 450000/1000000 plants, 90000 plants/s, 7 s left");
-    expect(progressText(1_000_000, 1_000_000, 10_000)).toBe("[####################] 100% 1000000/1000000 plants, 100000 plants/s");
+    expect(progressText(450_000, 1_000_000, 5_000)).toBe(
+      "[#########-----------]  45% 450000/1000000 plants, 90000 plants/s, 7 s left",
+    );
+    expect(progressText(1_000_000, 1_000_000, 10_000)).toBe(
+      "[####################] 100% 1000000/1000000 plants, 100000 plants/s",
+    );
     expect(progressText(0, 0, 0)).toBe("[####################] 100% 0/0 plants, 0 plants/s");
   });
 });

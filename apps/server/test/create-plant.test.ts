@@ -78,7 +78,10 @@ describe("POST /plants with a bad request body returns 400 and stores nothing", 
 
   it("with bytes that are not UTF-8", async () => {
     const bytes = Buffer.concat([Buffer.from('{"id": 1, "name": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    const res = await request(t.app).post("/plants").set(t.auth).set("Content-Type", "application/json")
+    const res = await request(t.app)
+      .post("/plants")
+      .set(t.auth)
+      .set("Content-Type", "application/json")
       .serialize((raw) => raw)
       .send(bytes);
     expectRejected(res, 400, ErrorCode.MalformedJson, /UTF-8/);
@@ -101,15 +104,30 @@ describe("POST /plants with a bad request body returns 400 and stores nothing", 
   });
 
   it('with the id as a string: "1" is not an id', async () => {
-    expectRejected(await post({ id: "1", name: "a" }), 400, ErrorCode.ValidationFailed, /id: must be an integer, got string/);
+    expectRejected(
+      await post({ id: "1", name: "a" }),
+      400,
+      ErrorCode.ValidationFailed,
+      /id: must be an integer, got string/,
+    );
   });
 
   it("with a numeric name: 5 is not a name", async () => {
-    expectRejected(await post({ id: 1, name: 5 }), 400, ErrorCode.ValidationFailed, /name: must be a string, got number/);
+    expectRejected(
+      await post({ id: 1, name: 5 }),
+      400,
+      ErrorCode.ValidationFailed,
+      /name: must be a string, got number/,
+    );
   });
 
   it("with a null tag: null is not a tag", async () => {
-    expectRejected(await post({ id: 1, name: "a", tag: null }), 400, ErrorCode.ValidationFailed, /tag: must be a string, got null/);
+    expectRejected(
+      await post({ id: 1, name: "a", tag: null }),
+      400,
+      ErrorCode.ValidationFailed,
+      /tag: must be a string, got null/,
+    );
   });
 
   it.each([["1.5"], ["1e400"], ["true"], ["{}"], ["[1]"]])("with a non-integer id: %s", async (id) => {
@@ -119,7 +137,12 @@ describe("POST /plants with a bad request body returns 400 and stores nothing", 
   it.each([["9223372036854775808"], ["-9223372036854775809"], ["123456789012345678901234567890"]])(
     "with an id outside int64: %s",
     async (id) => {
-      expectRejected(await post(`{"id": ${id}, "name": "a"}`), 400, ErrorCode.ValidationFailed, /id: must be an integer from -2\^63/);
+      expectRejected(
+        await post(`{"id": ${id}, "name": "a"}`),
+        400,
+        ErrorCode.ValidationFailed,
+        /id: must be an integer from -2\^63/,
+      );
     },
   );
 });

@@ -1,4 +1,4 @@
-import { readdirSync, } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { maskPassword, parseDatabaseUrl } from "../src/store/database-url.js";
@@ -19,10 +19,22 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
     ["file:///var/lib/plant-store/plants", { system: "sqlite", file: "/var/lib/plant-store/plants" }],
     [
       "postgres://app:s3cret@db.internal/plants",
-      { system: "postgresql", url: "postgres://app:s3cret@db.internal/plants", host: "db.internal", port: 5432, database: "plants" },
+      {
+        system: "postgresql",
+        url: "postgres://app:s3cret@db.internal/plants",
+        host: "db.internal",
+        port: 5432,
+        database: "plants",
+      },
     ],
-    ["postgresql://app@10.0.0.7:6432/plant%20store", { system: "postgresql", host: "10.0.0.7", port: 6432, database: "plant store" }],
-    ["postgres:///plants?host=/var/run/postgresql", { system: "postgresql", host: "/var/run/postgresql", database: "plants" }],
+    [
+      "postgresql://app@10.0.0.7:6432/plant%20store",
+      { system: "postgresql", host: "10.0.0.7", port: 6432, database: "plant store" },
+    ],
+    [
+      "postgres:///plants?host=/var/run/postgresql",
+      { system: "postgresql", host: "/var/run/postgresql", database: "plants" },
+    ],
   ])("accepts %s", (value, expected) => {
     expect(parseDatabaseUrl(value)).toMatchObject(expected);
   });
@@ -39,11 +51,17 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
   // Each value the server once took: as a folder on the container's own disk, as the `postgres` database, or to a
   // message that named no variable.
   it.each([
-    ["postgres//postgres@127.0.0.1:5432/plants", '"postgres//postgres@127.0.0.1:5432/plants" lacks the colon of postgres://'],
+    [
+      "postgres//postgres@127.0.0.1:5432/plants",
+      '"postgres//postgres@127.0.0.1:5432/plants" lacks the colon of postgres://',
+    ],
     ["mysql://user@host/plants", '"mysql://user@host/plants" is a mysql: URL'],
     ["postgres://postgres@127.0.0.1:5432", '"postgres://postgres@127.0.0.1:5432" names no database'],
     ["postgres://", '"postgres://" names no host'],
-    ["postgres://app:s3cret@db.internal:99999/plants", '"postgres://app:redacted@db.internal:99999/plants" is not a valid URL'],
+    [
+      "postgres://app:s3cret@db.internal:99999/plants",
+      '"postgres://app:redacted@db.internal:99999/plants" is not a valid URL',
+    ],
     ["postgresql://app:s3cret@127.0.0.1:5432/plants/more", "has a path after the database name"],
     ["./data/plants", '"./data/plants" is neither a SQLite file nor a PostgreSQL URL'],
     ["file:data/plants.db", '"file:data/plants.db" is not an absolute file:// URL'],
@@ -75,8 +93,14 @@ describe("DATABASE_URL names a SQLite file or a PostgreSQL database, and nothing
 
   it.each([
     ["mysql://user@host/plants", '--to: "mysql://user@host/plants" is a mysql: URL; expected'],
-    ["postgres://app:s3cret@127.0.0.1:5432", '--to: "postgres://app:redacted@127.0.0.1:5432" names no database; expected'],
-    ["postgres//postgres@127.0.0.1:5432/plants", "--to: \"postgres//postgres@127.0.0.1:5432/plants\" lacks the colon of postgres://"],
+    [
+      "postgres://app:s3cret@127.0.0.1:5432",
+      '--to: "postgres://app:redacted@127.0.0.1:5432" names no database; expected',
+    ],
+    [
+      "postgres//postgres@127.0.0.1:5432/plants",
+      '--to: "postgres//postgres@127.0.0.1:5432/plants" lacks the colon of postgres://',
+    ],
     ["target.db", "target.db is a SQLite file; copy-store copies into PostgreSQL (a postgres:// URL)"],
   ])("copy-store --to %s is read by the same parser: exit 1, one line", async (to, message) => {
     const dir = emptyFolder();
@@ -100,7 +124,9 @@ it("a PostgreSQL host that does not resolve is waited for, each attempt's line s
   expect(JSON.parse(line[0])).toMatchObject({
     level: 40,
     attempt: 1,
-    reason: expect.stringMatching(/^host "no-such-host\.invalid" in DATABASE_URL was not found \((ENOTFOUND|EAI_AGAIN)\): a misspelled name, or DNS not serving it yet$/),
+    reason: expect.stringMatching(
+      /^host "no-such-host\.invalid" in DATABASE_URL was not found \((ENOTFOUND|EAI_AGAIN)\): a misspelled name, or DNS not serving it yet$/,
+    ),
   });
   expect(server.alive()).toBe(true);
 });

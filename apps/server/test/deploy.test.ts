@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -71,7 +71,14 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
     for (const runtime of ["express@", "kysely@", "prom-client@", "swagger-ui-dist@", "@plant-store+contract@"]) {
       expect(installed).toContain(runtime);
     }
-    for (const devOnly of ["vitest@", "supertest@", "playwright-core@", "typescript@", "@biomejs+", "@plant-store+client@"]) {
+    for (const devOnly of [
+      "vitest@",
+      "supertest@",
+      "playwright-core@",
+      "typescript@",
+      "@biomejs+",
+      "@plant-store+client@",
+    ]) {
       expect(installed).not.toContain(devOnly);
     }
   });
@@ -91,7 +98,13 @@ describe("the deploy artifact", { timeout: 30_000 }, () => {
   it("runs with plain node from its own folder and creates a plant", async () => {
     const server = await startServerProcess(
       // No load balancer to wait for, nor fetch's idle connection: the stop below ends at once.
-      { JWT_SECRET: SECRET, NODE_ENV: "production", DATABASE_URL: "./data/plants.db", SHUTDOWN_DELAY_MS: "0", KEEP_ALIVE_TIMEOUT_MS: "1000" },
+      {
+        JWT_SECRET: SECRET,
+        NODE_ENV: "production",
+        DATABASE_URL: "./data/plants.db",
+        SHUTDOWN_DELAY_MS: "0",
+        KEEP_ALIVE_TIMEOUT_MS: "1000",
+      },
       { main: join(target, "dist", "main.js"), cwd: target },
     );
     expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);

@@ -19,7 +19,6 @@ describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { ti
     chromium = await launchChromium();
   }, 60_000);
 
-
   it("renders the POST /plants operation from same-origin assets under the CSP, and keeps a screenshot", async () => {
     const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const requested: string[] = [];

@@ -63,7 +63,11 @@ describe("plant-store inspect on a SQLite store", () => {
     expect(lowest.stdout).toBe('{"id":-9223372036854775808,"name":"Lowest"}\n');
 
     const absent = await runCli(["inspect", "--id", "9007199254740992"], { DATABASE_URL: file });
-    expect(absent).toMatchObject({ code: 2, stdout: "", stderr: `plant-store inspect: no plant with id 9007199254740992 in SQLite ${file}\n` });
+    expect(absent).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: `plant-store inspect: no plant with id 9007199254740992 in SQLite ${file}\n`,
+    });
     expect(querySqliteFile(file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(3n);
   });
 
@@ -87,14 +91,23 @@ describe("plant-store inspect on a SQLite store", () => {
     db.close();
     const result = await runCli(["inspect"], { DATABASE_URL: file });
     expect(result.stdout).toMatch(/^schema: version 1, older than this server's 2: a start migrates it$/m);
-    const applied = querySqliteFile(file, (db) => db.prepare("SELECT name FROM kysely_migration").all().map((row) => row.name));
+    const applied = querySqliteFile(file, (db) =>
+      db
+        .prepare("SELECT name FROM kysely_migration")
+        .all()
+        .map((row) => row.name),
+    );
     expect(applied).toEqual(["0001_create_plants"]);
   });
 
   it("a missing store: exit 1, one line naming it by absolute path, nothing created", async () => {
     const dir = tempDir();
     const result = await runCli(["inspect"], { DATABASE_URL: "missing/plants.db" }, { cwd: dir });
-    expect(result).toMatchObject({ code: 1, stdout: "", stderr: `plant-store inspect: no SQLite store at ${join(dir, "missing/plants.db")} (DATABASE_URL)\n` });
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: `plant-store inspect: no SQLite store at ${join(dir, "missing/plants.db")} (DATABASE_URL)\n`,
+    });
     expect(readdirSync(dir)).toEqual([]);
   });
 });
@@ -116,7 +129,12 @@ describePostgres("plant-store inspect on a PostgreSQL store", () => {
       logger: createLogger("silent"),
     });
     await store.close();
-    for (const plant of plants) await db.query("INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3)", [plant.id.toString(), plant.name, plant.tag]);
+    for (const plant of plants)
+      await db.query("INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3)", [
+        plant.id.toString(),
+        plant.name,
+        plant.tag,
+      ]);
     return db;
   }
 
@@ -126,7 +144,9 @@ describePostgres("plant-store inspect on a PostgreSQL store", () => {
     const result = await runCli(["inspect"], { DATABASE_URL: withPassword });
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(
-      new RegExp(`^store:  PostgreSQL ${withPassword.replace("s3cret", "redacted").replace(/[.?*+^$()[\]\\/]/g, "\\$&")}\nschema: version 1, this server's\nplants: 3\nsize:   [\\d.]+ kB\n$`),
+      new RegExp(
+        `^store:  PostgreSQL ${withPassword.replace("s3cret", "redacted").replace(/[.?*+^$()[\]\\/]/g, "\\$&")}\nschema: version 1, this server's\nplants: 3\nsize:   [\\d.]+ kB\n$`,
+      ),
     );
   });
 
@@ -143,12 +163,17 @@ describePostgres("plant-store inspect on a PostgreSQL store", () => {
     const db = await database();
     const result = await runCli(["inspect"], { DATABASE_URL: db.url });
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toMatch(/^plant-store inspect: PostgreSQL postgres:\/\/.+ holds no Plant Store: it has no plants table \(no server has started on it\)\n$/);
+    expect(result.stderr).toMatch(
+      /^plant-store inspect: PostgreSQL postgres:\/\/.+ holds no Plant Store: it has no plants table \(no server has started on it\)\n$/,
+    );
     expect(await db.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).toEqual([{ n: 0 }]);
   });
 
   it("an unreachable database: exit 1, one line naming where", async () => {
-    const result = await runCli(["inspect"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/plants", PG_CONNECT_TIMEOUT_MS: "2000" });
+    const result = await runCli(["inspect"], {
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/plants",
+      PG_CONNECT_TIMEOUT_MS: "2000",
+    });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toMatch(/^plant-store inspect: PostgreSQL at 127\.0\.0\.1:1\/plants: .+\n$/);
   });

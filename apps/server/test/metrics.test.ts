@@ -18,7 +18,12 @@ describe("GET /metrics", () => {
     const res = await request(t.app).get("/metrics");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
-    for (const name of ["process_cpu_user_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_heap_size_used_bytes"]) {
+    for (const name of [
+      "process_cpu_user_seconds_total",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_seconds",
+      "nodejs_heap_size_used_bytes",
+    ]) {
       expect(res.text).toContain(`# TYPE ${name} `);
     }
   });
@@ -46,11 +51,17 @@ describe("GET /metrics", () => {
 
     const latencyCount = 'http_request_duration_seconds_count{method="POST",route="/plants",status="200"}';
     expect(sample(after, latencyCount)).toBe(2);
-    expect(sample(after, 'http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/plants",status="200"}')).toBe(2);
-    expect(sample(after, 'http_request_duration_seconds_sum{method="POST",route="/plants",status="200"}')).toBeGreaterThan(0);
+    expect(
+      sample(after, 'http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/plants",status="200"}'),
+    ).toBe(2);
+    expect(
+      sample(after, 'http_request_duration_seconds_sum{method="POST",route="/plants",status="200"}'),
+    ).toBeGreaterThan(0);
 
     expect(sample(after, 'plant_store_operation_duration_seconds_count{operation="create",outcome="created"}')).toBe(2);
-    expect(sample(after, 'plant_store_operation_duration_seconds_count{operation="create",outcome="conflict"}')).toBe(1);
+    expect(sample(after, 'plant_store_operation_duration_seconds_count{operation="create",outcome="conflict"}')).toBe(
+      1,
+    );
   });
 
   it("times readiness pings of the store", async () => {
@@ -63,7 +74,11 @@ describe("GET /metrics", () => {
   it("counts a request whose client gave up before the response as aborted", async () => {
     const metrics = createMetrics();
     const t = await startTestApp({ listen: true, overrides: { metrics } });
-    const upload = slowPost(`${t.url}/plants`, { ...t.auth, "content-type": "application/json" }, '{"id": 1, "name": "Gone"}');
+    const upload = slowPost(
+      `${t.url}/plants`,
+      { ...t.auth, "content-type": "application/json" },
+      '{"id": 1, "name": "Gone"}',
+    );
     await upload.inFlight;
     // The server notices the closed socket a few event-loop turns later; wait for that, not for a time.
     const countedAborted = async () =>

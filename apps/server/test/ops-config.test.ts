@@ -5,7 +5,12 @@ import { expectConfigError } from "./support/config-error.js";
 describe("operations configuration", () => {
   it("defaults to no CORS origins, no trusted proxy, metrics on the API port and no readiness delay", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ CORS_ORIGINS: [], TRUST_PROXY: false, SHUTDOWN_DELAY_MS: 0, SHUTDOWN_TIMEOUT_MS: 10_000 });
+    expect(config).toMatchObject({
+      CORS_ORIGINS: [],
+      TRUST_PROXY: false,
+      SHUTDOWN_DELAY_MS: 0,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+    });
     expect(config.METRICS_PORT).toBeUndefined();
     expect(config.METRICS_HOST).toBeUndefined();
   });
@@ -44,7 +49,9 @@ describe("operations configuration", () => {
 
   it("reads PUBLIC_URL as the API's base URL, without a trailing slash", () => {
     expect(loadConfig({}).PUBLIC_URL).toBeUndefined();
-    expect(loadConfig({ PUBLIC_URL: "https://plants.example.com/api/" }).PUBLIC_URL).toBe("https://plants.example.com/api");
+    expect(loadConfig({ PUBLIC_URL: "https://plants.example.com/api/" }).PUBLIC_URL).toBe(
+      "https://plants.example.com/api",
+    );
   });
 
   it.each([

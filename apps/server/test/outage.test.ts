@@ -164,7 +164,8 @@ describePostgres("a PostgreSQL outage", () => {
 
   // The store's own timeouts (pg's connect and query timeouts) run on a fake clock: the proof that a wait
   // ends when its timeout says, with no real time spent and no bound that a slow host could break.
-  const useFakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"], shouldClearNativeTimers: true });
+  const useFakeClock = () =>
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"], shouldClearNativeTimers: true });
   /** Until the store has sent what it was asked and armed its timeout (or already failed). */
   const timeoutArmed = async (call: { settled: boolean }) => {
     while (vi.getTimerCount() === 0 && !call.settled) await new Promise(setImmediate);
@@ -207,7 +208,9 @@ describePostgres("a PostgreSQL outage", () => {
       await expect(create.promise).rejects.toBeInstanceOf(StoreUnavailableError);
       vi.useRealTimers();
       proxy.restore();
-      expect(await store.create({ id: 2n, name: "into the void" })).toMatchObject({ kind: expect.stringMatching(/created|replayed/) });
+      expect(await store.create({ id: 2n, name: "into the void" })).toMatchObject({
+        kind: expect.stringMatching(/created|replayed/),
+      });
       expect(await database.rows()).toHaveLength(2);
     } finally {
       vi.useRealTimers();

@@ -46,7 +46,10 @@ describePostgres("the PostgreSQL store", () => {
     const store = await openStore(config, createLogger("silent"));
     tearDownWith(() => store.close());
     expect(store).toBeInstanceOf(PostgresPlantStore);
-    expect(await store.create({ id: 1n, name: "via openStore" })).toEqual({ kind: "created", plant: { name: "via openStore" } });
+    expect(await store.create({ id: 1n, name: "via openStore" })).toEqual({
+      kind: "created",
+      plant: { name: "via openStore" },
+    });
   });
 
   it("a pool size or timeout that is not a positive integer stops the configuration, naming the variable", () => {
@@ -57,7 +60,9 @@ describePostgres("the PostgreSQL store", () => {
   });
 
   it("the logged DATABASE_URL never shows the password", () => {
-    expect(describeDatabase("postgres://app:s3cret@db.internal:5432/plants")).toBe("postgres://app:redacted@db.internal:5432/plants");
+    expect(describeDatabase("postgres://app:s3cret@db.internal:5432/plants")).toBe(
+      "postgres://app:redacted@db.internal:5432/plants",
+    );
     expect(describeDatabase("./data/plants.db")).toBe(join(process.cwd(), "data/plants.db"));
   });
 
@@ -79,7 +84,9 @@ describePostgres("the PostgreSQL store", () => {
 
   it("an instance of an older build starts on a database a newer build migrated (rolling deploy, rollback)", async () => {
     await (await PostgresPlantStore.open(options())).close();
-    await database.query("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_build', now()::text)");
+    await database.query(
+      "INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_build', now()::text)",
+    );
     const older = await open();
     expect(await older.create({ id: 3n, name: "served by the older build" })).toMatchObject({ kind: "created" });
   });
@@ -114,7 +121,10 @@ describePostgres("the PostgreSQL store", () => {
     const res = await t.post('{"id": 77, "name": "waits"}');
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
-    expect(res.body).toEqual({ error: ErrorCode.StoreUnavailable, message: "the store is unavailable; retry the same request" });
+    expect(res.body).toEqual({
+      error: ErrorCode.StoreUnavailable,
+      message: "the store is unavailable; retry the same request",
+    });
 
     await blocker.query("ROLLBACK");
     expect(await database.rows()).toEqual([]);
@@ -125,6 +135,9 @@ describePostgres("the PostgreSQL store", () => {
     const t = await appOver(await open());
     const res = await t.post('{"id": 1, "name": "a\\u0000b"}');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: ErrorCode.ValidationFailed, message: "name: must not contain the NUL character (U+0000)" });
+    expect(res.body).toEqual({
+      error: ErrorCode.ValidationFailed,
+      message: "name: must not contain the NUL character (U+0000)",
+    });
   });
 });

@@ -1,7 +1,7 @@
-import { readFileSync, } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
 import { tempDir } from "./support/temp-dir.js";
@@ -13,7 +13,10 @@ const servers = serverProcesses();
 function terminalExports(readme: string, title: string): Record<string, string> {
   const block = new RegExp(`\`\`\`sh\\n# ${title}\\n([^]*?)\`\`\``).exec(readme)?.[1];
   if (block === undefined) throw new Error(`README.md has no sh block starting with "# ${title}"`);
-  const assignments = block.split("\n").filter((line) => line.startsWith("export ")).flatMap((line) => line.slice(7).split(/\s+/));
+  const assignments = block
+    .split("\n")
+    .filter((line) => line.startsWith("export "))
+    .flatMap((line) => line.slice(7).split(/\s+/));
   return Object.fromEntries(assignments.map((assignment) => assignment.split("=", 2) as [string, string]));
 }
 
@@ -34,7 +37,12 @@ describe("README's two-terminal recipe, run as written", () => {
 
     const dir = tempDir("plant-store-readme-");
     const server = await servers.start({ ...terminal1, DATABASE_URL: join(dir, "plants.db") });
-    const keysLine = JSON.parse(server.stdout().split("\n").find((line) => line.includes('"token keys loaded"'))!);
+    const keysLine = JSON.parse(
+      server
+        .stdout()
+        .split("\n")
+        .find((line) => line.includes('"token keys loaded"'))!,
+    );
     expect(keysLine.requiredScopes).toEqual(terminal1.JWT_REQUIRED_SCOPE!.split(" "));
 
     const token = await runCli(["issue-token"], terminal2);
@@ -48,6 +56,8 @@ describe("README's two-terminal recipe, run as written", () => {
     const unscoped = await runCli(["issue-token"], withoutScope);
     const refused = await createMonstera(server.baseUrl, unscoped.stdout.trim());
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { message: string }).message).toBe(`token lacks the required scope: ${terminal1.JWT_REQUIRED_SCOPE}`);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      `token lacks the required scope: ${terminal1.JWT_REQUIRED_SCOPE}`,
+    );
   });
 });

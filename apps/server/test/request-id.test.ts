@@ -35,6 +35,9 @@ describe("X-Request-Id on every response", () => {
     const [head = "", body] = answer.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
-    expect(JSON.parse(body ?? "")).toEqual({ error: ErrorCode.MalformedRequest, message: "request is not valid HTTP/1.1" });
+    expect(JSON.parse(body ?? "")).toEqual({
+      error: ErrorCode.MalformedRequest,
+      message: "request is not valid HTTP/1.1",
+    });
   });
 });

@@ -47,7 +47,11 @@ describe("request logs", () => {
     await request(t.app).post("/plants").set(t.auth).send({ id: 2, name: "Fern" }).expect(200);
     await request(t.app).post(`/plants?access_token=${t.token}`).set(t.auth).send({ id: 3, name: 5 }).expect(400);
     await request(t.app).post("/plants").set("Authorization", `Bearer ${t.token}x`).send({}).expect(401);
-    expect(t.completed().map((line) => line.res)).toEqual([{ statusCode: 200 }, { statusCode: 400 }, { statusCode: 401 }]);
+    expect(t.completed().map((line) => line.res)).toEqual([
+      { statusCode: 200 },
+      { statusCode: 400 },
+      { statusCode: 401 },
+    ]);
     expect(t.completed()[1]).toMatchObject({ req: { url: "/plants" }, route: "/plants" });
     expect(t.completed()[2]).toMatchObject({ route: "/plants" });
     const text = t.logs.text();
@@ -76,7 +80,9 @@ describe("request logs", () => {
       [30, "/readyz", 503],
     ]);
     const causes = t.logs.lines().filter((line) => line.msg === "the store is unreachable");
-    expect(causes).toEqual([expect.objectContaining({ level: 40, err: expect.objectContaining({ message: expect.any(String) }) })]);
+    expect(causes).toEqual([
+      expect.objectContaining({ level: 40, err: expect.objectContaining({ message: expect.any(String) }) }),
+    ]);
   });
 
   it("take the client address from X-Forwarded-For only when TRUST_PROXY trusts the hop", async () => {

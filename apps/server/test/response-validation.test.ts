@@ -26,9 +26,15 @@ describe("response validation (VALIDATE_RESPONSES)", () => {
     expect(contractViolation("POST", "/plants", 200, { name: "Monstera" })).toBeUndefined();
     expect(contractViolation("POST", "/plants", 200, { tag: "no name" })).toMatch(/^status 200 body does not match/);
     expect(contractViolation("POST", "/plants", 201, { name: "Monstera" })).toMatch(/^status 201 is not declared/);
-    expect(contractViolation("GET", undefined, 404, { error: ErrorCode.NotFound, message: "no route" })).toBeUndefined();
-    expect(contractViolation("GET", undefined, 418, { error: 41801, message: "teapot" })).toMatch(/^status 418 is not declared/);
-    expect(contractViolation("POST", "/plants", 503, { error: ErrorCode.ShuttingDown, messag: "typo" })).toMatch(/message/);
+    expect(
+      contractViolation("GET", undefined, 404, { error: ErrorCode.NotFound, message: "no route" }),
+    ).toBeUndefined();
+    expect(contractViolation("GET", undefined, 418, { error: 41801, message: "teapot" })).toMatch(
+      /^status 418 is not declared/,
+    );
+    expect(contractViolation("POST", "/plants", 503, { error: ErrorCode.ShuttingDown, messag: "typo" })).toMatch(
+      /message/,
+    );
     // Successes outside the contract (health, metrics, docs) are not its business.
     expect(contractViolation("GET", "/healthz", 200, { status: "ok" })).toBeUndefined();
   });

@@ -31,11 +31,15 @@ describePostgres("three server processes sharing one PostgreSQL", () => {
     servers = await Promise.all(
       Array.from({ length: INSTANCES }, () =>
         // Every create must be answered 200 or 409 as the data says: a refusal of a busy test machine's load is not under test.
-        startServerProcess({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, PG_POOL_SIZE: "4", ADMISSION_CONTROL: "false" }),
+        startServerProcess({
+          DATABASE_URL: database.url,
+          JWT_SECRET: TEST_SECRET,
+          PG_POOL_SIZE: "4",
+          ADMISSION_CONTROL: "false",
+        }),
       ),
     );
   }, 30_000);
-
 
   const create = async (instance: number, id: bigint, name: string): Promise<Sent> => {
     const res = await fetch(`${servers[instance % INSTANCES]!.baseUrl}/plants`, {

@@ -41,7 +41,9 @@ describe("CORS", () => {
       .send({ id: 1, name: "Monstera" });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
-    expect(res.headers["access-control-expose-headers"]).toBe("Retry-After,WWW-Authenticate,X-Request-Id,RateLimit,RateLimit-Policy");
+    expect(res.headers["access-control-expose-headers"]).toBe(
+      "Retry-After,WWW-Authenticate,X-Request-Id,RateLimit,RateLimit-Policy",
+    );
     expect(res.headers.vary).toMatch(/Origin/);
   });
 
@@ -60,12 +62,17 @@ describe("CORS", () => {
 
   it("an origin not on the list gets no Access-Control-Allow-Origin, and none is allowed by default", async () => {
     const listed = await app(["https://app.example.com"]);
-    const other = await request(listed.app).options("/plants").set("Origin", "https://evil.example.net")
+    const other = await request(listed.app)
+      .options("/plants")
+      .set("Origin", "https://evil.example.net")
       .set("Access-Control-Request-Method", "POST");
     expect(other.headers["access-control-allow-origin"]).toBeUndefined();
 
     const unlisted = await app();
-    const res = await request(unlisted.app).post("/plants").set(unlisted.auth).set("Origin", "https://app.example.com")
+    const res = await request(unlisted.app)
+      .post("/plants")
+      .set(unlisted.auth)
+      .set("Origin", "https://app.example.com")
       .send({ id: 2, name: "Fern" });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();

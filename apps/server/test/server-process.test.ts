@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
@@ -6,8 +5,6 @@ import { runServerExpectingExit, startServerProcess } from "./support/server-pro
 import { tempDir } from "./support/temp-dir.js";
 
 const SECRET = "process-test-secret-of-at-least-32-chars";
-
-
 
 const createPlant = (baseUrl: string, token: string, body: string) =>
   fetch(`${baseUrl}/plants`, {
@@ -47,7 +44,11 @@ describe("the built server run with plain node", () => {
   // fetch keeps its connection open after the answer, and the server waits for it to go rather than close it
   // under a request that may be on its way; a short keep-alive timeout ends that wait sooner.
   it("on SIGTERM finishes, closes the store and exits 0", { timeout: 15_000 }, async () => {
-    const server = await startServerProcess({ DATABASE_URL: join(tempDir("plant-store-process-"), "plants.db"), JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT_MS: "500" });
+    const server = await startServerProcess({
+      DATABASE_URL: join(tempDir("plant-store-process-"), "plants.db"),
+      JWT_SECRET: SECRET,
+      KEEP_ALIVE_TIMEOUT_MS: "500",
+    });
     const res = await createPlant(server.baseUrl, signToken({ secret: SECRET }), '{"id": 3, "name": "Ivy"}');
     expect(res.status).toBe(200);
     server.child.kill("SIGTERM");

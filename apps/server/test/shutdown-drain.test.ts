@@ -39,7 +39,16 @@ async function start(env: Record<string, string>) {
     return postThrough(agent, `${server.baseUrl}/plants`, headers, id, JSON.stringify({ id, name: `Drained ${id}` }));
   };
   const storedIds = () =>
-    querySqliteFile(databaseFile, (db) => new Set(db.prepare("SELECT id FROM plants").all().map((row) => Number(row.id))));
+    querySqliteFile(
+      databaseFile,
+      (db) =>
+        new Set(
+          db
+            .prepare("SELECT id FROM plants")
+            .all()
+            .map((row) => Number(row.id)),
+        ),
+    );
   return { server, post, storedIds };
 }
 
@@ -170,7 +179,10 @@ async function drainRound(delayMs: number): Promise<Tally> {
     endedMsAfterStoppedAccepting: record.endedAt - stoppedAccepting,
     serverLog: log.filter((entry) => entry.req?.id === requestIdOf(record.id)),
   });
-  const otherStderr = server.stderr().split("\n").filter((line) => line !== "" && !line.startsWith("accepted connection"));
+  const otherStderr = server
+    .stderr()
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("accepted connection"));
   const rejected = log.filter((entry) => entry.msg === "connection rejected");
   expect(
     brokenBeforeDeadline.map(explained),
@@ -185,13 +197,17 @@ async function drainRound(delayMs: number): Promise<Tally> {
   for (const record of records) {
     if (record.outcome.kind !== "answered") continue;
     expect([200, 503]).toContain(record.outcome.status);
-    if (record.outcome.status === 503) expect(JSON.parse(record.outcome.body)).toMatchObject({ error: ErrorCode.ShuttingDown });
+    if (record.outcome.status === 503)
+      expect(JSON.parse(record.outcome.body)).toMatchObject({ error: ErrorCode.ShuttingDown });
     // Sent once shutdown had begun: the answer tells the client to close the connection.
-    if (record.writtenAt !== undefined && record.writtenAt > shutdownBegan) expect(record.outcome.connection).toBe("close");
+    if (record.writtenAt !== undefined && record.writtenAt > shutdownBegan)
+      expect(record.outcome.connection).toBe("close");
   }
 
   const stored = storedIds();
-  const acknowledged = records.filter((r) => r.outcome.kind === "answered" && r.outcome.status === 200).map((r) => r.id);
+  const acknowledged = records
+    .filter((r) => r.outcome.kind === "answered" && r.outcome.status === 200)
+    .map((r) => r.id);
   expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
   const count = (match: (record: PostRecord) => boolean) => records.filter(match).length;
   return {

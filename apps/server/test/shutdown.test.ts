@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import { describe, expect, it } from "vitest";
@@ -10,13 +9,18 @@ import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "shutdown-test-secret-of-at-least-32-chars";
 
-
 async function start(env: Record<string, string> = {}) {
   const dir = tempDir("plant-store-shutdown-");
   const databaseFile = join(dir, "plants.db");
   const server = await startServerProcess({ DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ...env });
   const headers = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };
-  const storedNames = () => querySqliteFile(databaseFile, (db) => db.prepare("SELECT name FROM plants ORDER BY id").all().map((row) => row.name));
+  const storedNames = () =>
+    querySqliteFile(databaseFile, (db) =>
+      db
+        .prepare("SELECT name FROM plants ORDER BY id")
+        .all()
+        .map((row) => row.name),
+    );
   return { server, headers, storedNames };
 }
 
@@ -82,7 +86,11 @@ describe("metrics on a separate port (METRICS_PORT)", { timeout: 30_000 }, () =>
     const metricsUrl = (await server.waitForStdout(/"metricsUrl":"([^"]+)"/))[1]!;
     expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404);
 
-    const created = await fetch(`${server.baseUrl}/plants`, { method: "POST", headers, body: '{"id": 4, "name": "Ivy"}' });
+    const created = await fetch(`${server.baseUrl}/plants`, {
+      method: "POST",
+      headers,
+      body: '{"id": 4, "name": "Ivy"}',
+    });
     expect(created.status).toBe(200);
     const scrape = await fetch(metricsUrl);
     expect(scrape.status).toBe(200);

@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -80,10 +89,16 @@ async function openFixture(file: string, options?: SqliteStoreOptions) {
   return {
     store,
     post: (id: number) =>
-      request(app).post("/plants").set(auth).set("Content-Type", "application/json").send(`{"id": ${id}, "name": "plant ${id}"}`),
+      request(app)
+        .post("/plants")
+        .set(auth)
+        .set("Content-Type", "application/json")
+        .send(`{"id": ${id}, "name": "plant ${id}"}`),
     readyz: () => request(app).get("/readyz"),
     ids: () =>
-      querySqliteFile(file, (db) => (db.prepare("SELECT id FROM plants ORDER BY id").all() as unknown as PlantRow[]).map((row) => row.id)),
+      querySqliteFile(file, (db) =>
+        (db.prepare("SELECT id FROM plants ORDER BY id").all() as unknown as PlantRow[]).map((row) => row.id),
+      ),
   };
 }
 
@@ -205,12 +220,20 @@ describe("SQLite faults answer 503 StoreUnavailable, store nothing, and heal", (
 });
 
 describe("which SQLite errors mean the store is unavailable", () => {
-  it.each(["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_IOERR_FSYNC", "SQLITE_IOERR_WRITE", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_READONLY_DBMOVED", "SQLITE_CANTOPEN"])(
-    "%s: StoreUnavailableError",
-    (code) => {
-      expect(classifySqliteFailure({ message: "from SQLite", code })).toBeInstanceOf(StoreUnavailableError);
-    },
-  );
+  it.each([
+    "SQLITE_BUSY",
+    "SQLITE_BUSY_SNAPSHOT",
+    "SQLITE_LOCKED",
+    "SQLITE_IOERR",
+    "SQLITE_IOERR_FSYNC",
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_FULL",
+    "SQLITE_READONLY",
+    "SQLITE_READONLY_DBMOVED",
+    "SQLITE_CANTOPEN",
+  ])("%s: StoreUnavailableError", (code) => {
+    expect(classifySqliteFailure({ message: "from SQLite", code })).toBeInstanceOf(StoreUnavailableError);
+  });
 
   it.each(["SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_ERROR", "SQLITE_CORRUPT", "SQLITE_MISMATCH", undefined])(
     "%s: the error itself (a bug or a damaged file is not a retryable outage)",
@@ -232,25 +255,31 @@ describe("opening the store", () => {
   });
 
   // Linux lists the process's threads by name in /proc: the busy main thread watches the migration thread there.
-  it.skipIf(!existsSync("/proc/self/task"))("opens when the migration thread's message and its exit reach a busy main thread together", async () => {
-    const opening = SqlitePlantStore.open(join(scratchDir(), "plants.db"));
-    // The thread has started; the main thread stays busy until it has migrated, posted and ended, so Node drains
-    // its message and emits its 'exit' in one go. A store waiting for 'exit' only after the message never opened.
-    const migrating = () => threadNames().includes("sqlite-migratio");
-    blockUntil(migrating);
-    blockUntil(() => !migrating());
-    const store = await opening;
-    tearDownWith(() => store.close());
-    await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
-  });
+  it.skipIf(!existsSync("/proc/self/task"))(
+    "opens when the migration thread's message and its exit reach a busy main thread together",
+    async () => {
+      const opening = SqlitePlantStore.open(join(scratchDir(), "plants.db"));
+      // The thread has started; the main thread stays busy until it has migrated, posted and ended, so Node drains
+      // its message and emits its 'exit' in one go. A store waiting for 'exit' only after the message never opened.
+      const migrating = () => threadNames().includes("sqlite-migratio");
+      blockUntil(migrating);
+      blockUntil(() => !migrating());
+      const store = await opening;
+      tearDownWith(() => store.close());
+      await expect(store.create({ id: 1n, name: "opened" })).resolves.toMatchObject({ kind: "created" });
+    },
+  );
 
   // Linux names a thread in /proc; elsewhere there is nothing to read.
-  it.skipIf(!existsSync("/proc/self/task"))("runs the writer on an OS thread named after it, so top -H and /proc show its CPU apart", async () => {
-    const store = await SqlitePlantStore.open(join(scratchDir(), "plants.db"));
-    tearDownWith(() => store.close());
-    // Linux keeps the first 15 characters of "sqlite-writer-thread".
-    expect(threadNames()).toContain("sqlite-writer-t");
-  });
+  it.skipIf(!existsSync("/proc/self/task"))(
+    "runs the writer on an OS thread named after it, so top -H and /proc show its CPU apart",
+    async () => {
+      const store = await SqlitePlantStore.open(join(scratchDir(), "plants.db"));
+      tearDownWith(() => store.close());
+      // Linux keeps the first 15 characters of "sqlite-writer-thread".
+      expect(threadNames()).toContain("sqlite-writer-t");
+    },
+  );
 
   it("migrates a new file once, and opens a migrated one again without changing it", async () => {
     const file = join(scratchDir(), "plants.db");
@@ -260,7 +289,10 @@ describe("opening the store", () => {
     const second = await SqlitePlantStore.open(file);
     tearDownWith(() => second.close());
     querySqliteFile(file, (db) => {
-      const applied = db.prepare("SELECT name FROM kysely_migration ORDER BY name").all().map((row) => row.name);
+      const applied = db
+        .prepare("SELECT name FROM kysely_migration ORDER BY name")
+        .all()
+        .map((row) => row.name);
       expect(applied).toEqual(["0001_create_plants", "0002_create_writer_probe"]);
       expect(db.prepare("SELECT name FROM plants WHERE id = 1").get()?.name).toBe("kept");
     });

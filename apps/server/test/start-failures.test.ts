@@ -49,13 +49,25 @@ it("a second server on the port of one still in its shutdown delay exits 1 with 
 });
 
 it.each([
-  ["METRICS_PORT in use", "METRICS_PORT", async () => ({ METRICS_PORT: String(await takenPort()) }), /is already in use/],
-  ["HOST not an address of this machine", "HOST", async () => ({ HOST: "192.0.2.1" }), /^plant store failed to start: HOST: 192\.0\.2\.1 is not an address of this machine$/],
+  [
+    "METRICS_PORT in use",
+    "METRICS_PORT",
+    async () => ({ METRICS_PORT: String(await takenPort()) }),
+    /is already in use/,
+  ],
+  [
+    "HOST not an address of this machine",
+    "HOST",
+    async () => ({ HOST: "192.0.2.1" }),
+    /^plant store failed to start: HOST: 192\.0\.2\.1 is not an address of this machine$/,
+  ],
 ] as const)("%s: exits 1 with one JSON line naming %s", async (_case, setting, envFor, message) => {
   const result = await runServerExpectingExit({ JWT_SECRET: SECRET, ...(await envFor()) });
   expect(result.code).toBe(1);
   expect(result.stderr).toBe("");
-  expect(loudLines(result.stdout)).toEqual([expect.objectContaining({ level: 60, setting, msg: expect.stringMatching(message) })]);
+  expect(loudLines(result.stdout)).toEqual([
+    expect.objectContaining({ level: 60, setting, msg: expect.stringMatching(message) }),
+  ]);
 });
 
 /** Probes and creates against a server still waiting for its store: each answered 503 StoreUnavailable. */
@@ -83,10 +95,16 @@ it("while it waits for its database, probes and creates add no warning and no st
   const lines = logLines(server.stdout());
   const loud = lines.filter((line) => Number(line.level) >= 40);
   expect(loud.length).toBeGreaterThanOrEqual(2);
-  for (const line of loud) expect(line).toMatchObject({ level: 40, msg: "store unavailable at start; retrying", reason: expect.stringMatching(/ECONNREFUSED/) });
-  const answered = lines.filter((line) => line.msg === "request completed" && (line.res as { statusCode: number }).statusCode === 503);
+  for (const line of loud)
+    expect(line).toMatchObject({
+      level: 40,
+      msg: "store unavailable at start; retrying",
+      reason: expect.stringMatching(/ECONNREFUSED/),
+    });
+  const answered = lines.filter(
+    (line) => line.msg === "request completed" && (line.res as { statusCode: number }).statusCode === 503,
+  );
   expect(answered).toHaveLength(6);
   for (const line of answered) expect(line.level).toBe(30);
   expect(server.stdout()).not.toMatch(/StoreNotOpenError|"stack"/);
 });
-

@@ -15,8 +15,8 @@ describe("the start script", () => {
     expect(args.at(-1)).toBe("dist/main.js");
     const flags = args.slice(0, -1);
     expect(flags.length).toBeGreaterThan(0);
-    expect(execFileSync(process.execPath, [...flags, "-e", "process.stdout.write('started')"], { encoding: "utf8" })).toBe(
-      "started",
-    );
+    expect(
+      execFileSync(process.execPath, [...flags, "-e", "process.stdout.write('started')"], { encoding: "utf8" }),
+    ).toBe("started");
   });
 });

@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ErrorCode, INT64_MAX, INT64_MIN } from "@plant-store/contract";
@@ -40,7 +39,10 @@ function sqliteKind(): StoreKind {
     async fresh() {
       emptySqliteFile(file);
       const rows = async () =>
-        querySqliteFile(file, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as unknown as PlantRow[]);
+        querySqliteFile(
+          file,
+          (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as unknown as PlantRow[],
+        );
       return { store: store!, rows };
     },
   };
@@ -169,7 +171,9 @@ function conformance(kind: StoreKind) {
   });
 
   it("concurrent identical creates of one id all return 200 and store one row", async () => {
-    const responses = await Promise.all(Array.from({ length: 40 }, () => post('{"id": 42, "name": "Basil", "tag": "herb"}')));
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, () => post('{"id": 42, "name": "Basil", "tag": "herb"}')),
+    );
     expect(responses.map((res) => res.status)).toEqual(Array(40).fill(200));
     expect(await rows()).toEqual([{ id: 42n, name: "Basil", tag: "herb" }]);
   });
@@ -211,7 +215,9 @@ function conformance(kind: StoreKind) {
   });
 
   it("many concurrent creates of distinct ids are all stored", async () => {
-    const responses = await Promise.all(Array.from({ length: 150 }, (_, i) => post(`{"id": ${1000 + i}, "name": "Plant ${i}"}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => post(`{"id": ${1000 + i}, "name": "Plant ${i}"}`)),
+    );
     expect(responses.every((res) => res.status === 200)).toBe(true);
     expect(await rows()).toHaveLength(150);
   });

@@ -23,7 +23,12 @@ const receiver = startOtlpReceiver;
 async function server(env: Record<string, string>): Promise<ServerProcess> {
   const dir = tempDir("plant-store-tracing-");
   // KEEP_ALIVE_TIMEOUT_MS: fetch then keeps no idle connection for each graceful stop to wait out.
-  const started = await startServerProcess({ DATABASE_URL: join(dir, "plants.db"), JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT_MS: "1000", ...env });
+  const started = await startServerProcess({
+    DATABASE_URL: join(dir, "plants.db"),
+    JWT_SECRET: SECRET,
+    KEEP_ALIVE_TIMEOUT_MS: "1000",
+    ...env,
+  });
   return started;
 }
 
@@ -100,7 +105,11 @@ describe.each(["http/protobuf", "http/json"])("traces exported over OTLP %s", (p
       parentSpanId: request.spanId,
       attributes: { "plant_store.token_cache.hit": false },
     });
-    expect(named(spans, "validate body")).toMatchObject({ kind: INTERNAL, parentSpanId: request.spanId, statusCode: 0 });
+    expect(named(spans, "validate body")).toMatchObject({
+      kind: INTERNAL,
+      parentSpanId: request.spanId,
+      statusCode: 0,
+    });
     expect(named(spans, "PlantStore.create")).toMatchObject({
       kind: INTERNAL,
       parentSpanId: request.spanId,
@@ -142,16 +151,26 @@ describe("traced requests", () => {
     const notAPlant = await createPlant(plantStore.baseUrl, { body: '{"id": "seven", "name": "Fern"}' });
     expect(notAPlant.status).toBe(400);
     const notAPlantTrace = await traceOf(notAPlant, 3);
-    expect(named(notAPlantTrace, "validate body")).toMatchObject({ statusCode: ERROR, attributes: { "error.type": "400" } });
+    expect(named(notAPlantTrace, "validate body")).toMatchObject({
+      statusCode: ERROR,
+      attributes: { "error.type": "400" },
+    });
     // For a server a 4xx is the client's doing, not a failure of the request span.
-    expect(named(notAPlantTrace, "POST /plants")).toMatchObject({ statusCode: 0, attributes: { "http.response.status_code": 400 } });
+    expect(named(notAPlantTrace, "POST /plants")).toMatchObject({
+      statusCode: 0,
+      attributes: { "http.response.status_code": 400 },
+    });
     expect(notAPlantTrace.map((span) => span.name)).not.toContain("PlantStore.create");
 
     const malformed = await createPlant(plantStore.baseUrl, { body: '{"id": 1,' });
     expect(malformed.status).toBe(400);
-    expect(named(await traceOf(malformed, 3), "validate body").attributes).toMatchObject({ "error.type": "MalformedJson" });
+    expect(named(await traceOf(malformed, 3), "validate body").attributes).toMatchObject({
+      "error.type": "MalformedJson",
+    });
 
-    const forged = await createPlant(plantStore.baseUrl, { token: signToken({ secret: "another-secret-of-at-least-32-characters" }) });
+    const forged = await createPlant(plantStore.baseUrl, {
+      token: signToken({ secret: "another-secret-of-at-least-32-characters" }),
+    });
     expect(forged.status).toBe(401);
     expect(named(await traceOf(forged, 2), "verify token")).toMatchObject({
       statusCode: ERROR,
@@ -196,7 +215,10 @@ describe("without an OTLP endpoint", () => {
       return started.stderr();
     };
     const collector = await receiver();
-    const traced = await server({ NODE_OPTIONS: REPORT_LOADED_MODULES, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+    const traced = await server({
+      NODE_OPTIONS: REPORT_LOADED_MODULES,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    });
     expect((await createPlant(traced.baseUrl)).status).toBe(200);
     expect(await wholeOutput(traced)).toContain("@opentelemetry/sdk-trace");
 
@@ -226,36 +248,40 @@ describe("a collector that is down or hangs", () => {
   it.each([
     ["down (connection refused)", async () => `http://127.0.0.1:${await closedPort()}`],
     ["hanging (never answers)", async () => (await receiver({ answer: false })).endpoint],
-  ])("%s: every request is answered as usual, dropped spans are counted, shutdown keeps its timeout", async (_, endpoint) => {
-    const plantStore = await server({
-      OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
-      // A queue of 8 spans, sent as soon as 4 are waiting: the first export is still failing when the queue fills.
-      OTEL_BSP_MAX_QUEUE_SIZE: "8",
-      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4",
-      OTEL_BSP_SCHEDULE_DELAY: "20",
-      SHUTDOWN_TIMEOUT_MS: "1500",
-    });
-    // A request that waited on the collector would take the exporter's 10 s timeout; one that does not takes
-    // milliseconds. A real clock (the server is another process), bounded far from both, so a slow host passes.
-    const slowest = { ms: 0 };
-    for (let round = 0; round < 25; round++) {
-      const sent = performance.now();
-      expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
-      slowest.ms = Math.max(slowest.ms, performance.now() - sent);
-    }
-    expect(slowest.ms).toBeLessThan(EXPORT_TIMEOUT_MS / 2);
+  ])(
+    "%s: every request is answered as usual, dropped spans are counted, shutdown keeps its timeout",
+    async (_, endpoint) => {
+      const plantStore = await server({
+        OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(),
+        // A queue of 8 spans, sent as soon as 4 are waiting: the first export is still failing when the queue fills.
+        OTEL_BSP_MAX_QUEUE_SIZE: "8",
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4",
+        OTEL_BSP_SCHEDULE_DELAY: "20",
+        SHUTDOWN_TIMEOUT_MS: "1500",
+      });
+      // A request that waited on the collector would take the exporter's 10 s timeout; one that does not takes
+      // milliseconds. A real clock (the server is another process), bounded far from both, so a slow host passes.
+      const slowest = { ms: 0 };
+      for (let round = 0; round < 25; round++) {
+        const sent = performance.now();
+        expect((await createPlant(plantStore.baseUrl)).status).toBe(200);
+        slowest.ms = Math.max(slowest.ms, performance.now() - sent);
+      }
+      expect(slowest.ms).toBeLessThan(EXPORT_TIMEOUT_MS / 2);
 
-    const metrics = await (await fetch(`${plantStore.baseUrl}/metrics`)).text();
-    const dropped = /otel_sdk_processor_span_processed_total\{error_type="queue_full"\} (\d+)/.exec(metrics);
-    expect(Number(dropped?.[1])).toBeGreaterThan(0);
+      const metrics = await (await fetch(`${plantStore.baseUrl}/metrics`)).text();
+      const dropped = /otel_sdk_processor_span_processed_total\{error_type="queue_full"\} (\d+)/.exec(metrics);
+      expect(Number(dropped?.[1])).toBeGreaterThan(0);
 
-    const signalled = performance.now();
-    plantStore.child.kill("SIGTERM");
-    expect(await plantStore.exited).toBe(0);
-    // A real clock, as above: SHUTDOWN_TIMEOUT_MS (1.5 s) bounds the process's exit even with spans stuck in the
-    // exporter, which would otherwise hold it for its 10 s timeout; the margin is for a slow host.
-    expect(performance.now() - signalled).toBeLessThan(1_500 + EXPORT_TIMEOUT_MS / 2);
-  }, 60_000);
+      const signalled = performance.now();
+      plantStore.child.kill("SIGTERM");
+      expect(await plantStore.exited).toBe(0);
+      // A real clock, as above: SHUTDOWN_TIMEOUT_MS (1.5 s) bounds the process's exit even with spans stuck in the
+      // exporter, which would otherwise hold it for its 10 s timeout; the margin is for a slow host.
+      expect(performance.now() - signalled).toBeLessThan(1_500 + EXPORT_TIMEOUT_MS / 2);
+    },
+    60_000,
+  );
 });
 
 describePostgres("traces with PostgreSQL", () => {
@@ -277,8 +303,16 @@ describePostgres("traces with PostgreSQL", () => {
       caller.traceId,
     );
     const store = named(spans, "PlantStore.create");
-    expect(store.attributes).toMatchObject({ "db.system": "postgresql", "db.system.name": "postgresql", "db.operation.batch.size": 1 });
+    expect(store.attributes).toMatchObject({
+      "db.system": "postgresql",
+      "db.system.name": "postgresql",
+      "db.operation.batch.size": 1,
+    });
     const insert = spans.find((span) => span.name.startsWith("pg.query:INSERT"));
-    expect(insert).toMatchObject({ kind: CLIENT, parentSpanId: store.spanId, attributes: { "db.system.name": "postgresql" } });
+    expect(insert).toMatchObject({
+      kind: CLIENT,
+      parentSpanId: store.spanId,
+      attributes: { "db.system.name": "postgresql" },
+    });
   });
 });

@@ -27,7 +27,10 @@ const READY_WITHIN_MS = RETRY_CAP_MS + 5_000;
 
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   // No admission control: what is checked is the store's readiness, not how loaded this host is.
-  return startServerProcess({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false", ...env }, { keepOutputChars: 256 * 1024, untilReady: false });
+  return startServerProcess(
+    { JWT_SECRET: SECRET, ADMISSION_CONTROL: "false", ...env },
+    { keepOutputChars: 256 * 1024, untilReady: false },
+  );
 }
 
 /** A connection of the test's own holding the migration lock until it is released or the test ends. */
@@ -86,14 +89,27 @@ async function expectConformance(baseUrl: string, database: TestDatabase) {
     const res = await createPlant(baseUrl, body);
     return { status: res.status, body: await res.json() };
   };
-  expect(await post('{"id": 1, "name": "Monstera", "tag": "tropical"}')).toEqual({ status: 200, body: { name: "Monstera", tag: "tropical" } });
+  expect(await post('{"id": 1, "name": "Monstera", "tag": "tropical"}')).toEqual({
+    status: 200,
+    body: { name: "Monstera", tag: "tropical" },
+  });
   expect((await post('{"tag": "tropical", "name": "Monstera", "id": 1}')).status).toBe(200);
-  for (const conflict of ['{"id": 1, "name": "Rose", "tag": "tropical"}', '{"id": 1, "name": "Monstera"}', '{"id": 1, "name": "Monstera", "tag": ""}']) {
-    expect(await post(conflict)).toEqual({ status: 409, body: { error: ErrorCode.PlantIdConflict, message: expect.any(String) } });
+  for (const conflict of [
+    '{"id": 1, "name": "Rose", "tag": "tropical"}',
+    '{"id": 1, "name": "Monstera"}',
+    '{"id": 1, "name": "Monstera", "tag": ""}',
+  ]) {
+    expect(await post(conflict)).toEqual({
+      status: 409,
+      body: { error: ErrorCode.PlantIdConflict, message: expect.any(String) },
+    });
   }
-  for (const id of [INT64_MIN, INT64_MAX, 9007199254740993n]) expect((await post(`{"id": ${id}, "name": "n${id}"}`)).status).toBe(200);
+  for (const id of [INT64_MIN, INT64_MAX, 9007199254740993n])
+    expect((await post(`{"id": ${id}, "name": "n${id}"}`)).status).toBe(200);
   expect((await post('{"id": 12}')).status).toBe(400);
-  const together = await Promise.all(Array.from({ length: 20 }, () => post('{"id": 42, "name": "Basil", "tag": "herb"}')));
+  const together = await Promise.all(
+    Array.from({ length: 20 }, () => post('{"id": 42, "name": "Basil", "tag": "herb"}')),
+  );
   expect(together.map((res) => res.status)).toEqual(Array(20).fill(200));
   expect(await database.rows()).toEqual([
     { id: INT64_MIN, name: `n${INT64_MIN}`, tag: null },
@@ -134,10 +150,15 @@ describePostgres("a start that waits for its database (built server, real Postgr
     // Backing off, but never longer than the cap between two attempts.
     expect(Math.max(...warnings.map((line) => Number(line.retryInMs)))).toBeLessThanOrEqual(RETRY_CAP_MS);
     expect(warnings.map((line) => line.attempt)).toEqual(warnings.map((_, index) => index + 1));
-    for (const line of warnings) expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
-    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: warnings.length + 1 });
+    for (const line of warnings)
+      expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
+    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({
+      attempts: warnings.length + 1,
+    });
     // The readiness checks while waiting add no warning of their own: each failure is logged once, by the retries.
-    expect(logLines(server).filter((line) => line.level === 40 && line.msg !== "store unavailable at start; retrying")).toEqual([]);
+    expect(
+      logLines(server).filter((line) => line.level === 40 && line.msg !== "store unavailable at start; retrying"),
+    ).toEqual([]);
     await expectConformance(server.baseUrl, database);
   });
 
@@ -158,7 +179,9 @@ describePostgres("a start that waits for its database (built server, real Postgr
     const server = await starting;
     await expectWaiting(server.baseUrl);
     // Still held: the attempt is waiting on it, and says so once.
-    await until("the wait on the lock logged", () => logLines(server).some((line) => String(line.msg).startsWith("store still opening")));
+    await until("the wait on the lock logged", () =>
+      logLines(server).some((line) => String(line.msg).startsWith("store still opening")),
+    );
 
     await holder.query(`SELECT pg_advisory_unlock(${KYSELY_MIGRATION_LOCK})`);
     const releasedAt = Date.now();
@@ -166,7 +189,9 @@ describePostgres("a start that waits for its database (built server, real Postgr
     console.log(`waiting start, migration lock held: ready ${readyAt - releasedAt} ms after its release`);
     expect(readyAt - releasedAt).toBeLessThan(READY_WITHIN_MS);
     // No failure to log while it waits on the lock, but the wait itself is said once, and the end of it.
-    const waitLines = logLines(server).filter((line) => line.msg === "store still opening: waiting on the database or its migration lock");
+    const waitLines = logLines(server).filter(
+      (line) => line.msg === "store still opening: waiting on the database or its migration lock",
+    );
     expect(waitLines).toEqual([expect.objectContaining({ attempt: 1 })]);
     expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: 1 });
     await expectConformance(server.baseUrl, database);
@@ -213,8 +238,16 @@ describePostgres("a start that waits for its database (built server, real Postgr
   });
 
   it.each([
-    ["a role PostgreSQL refuses", (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"), /^plant store failed to start: DATABASE_URL postgres:\/\/no_such_role@.+: role "no_such_role" does not exist$/],
-    ["a database that does not exist", (database: TestDatabase) => `${database.url}_missing`, /^plant store failed to start: DATABASE_URL postgres:\/\/.+_missing: database "\w+_missing" does not exist$/],
+    [
+      "a role PostgreSQL refuses",
+      (database: TestDatabase) => database.url.replace(/\/\/[^@]+@/, "//no_such_role@"),
+      /^plant store failed to start: DATABASE_URL postgres:\/\/no_such_role@.+: role "no_such_role" does not exist$/,
+    ],
+    [
+      "a database that does not exist",
+      (database: TestDatabase) => `${database.url}_missing`,
+      /^plant store failed to start: DATABASE_URL postgres:\/\/.+_missing: database "\w+_missing" does not exist$/,
+    ],
   ])("with %s exits 1 at once with one log line naming DATABASE_URL", async (_case, urlFor, message) => {
     const database = await freshDatabase();
     const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: urlFor(database) });
@@ -230,7 +263,9 @@ describePostgres("a start that waits for its database (built server, real Postgr
     const url = database.url.replace(`:${database.port}/`, ":99999/");
     const result = await runServerExpectingExit({ JWT_SECRET: SECRET, DATABASE_URL: url });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /);
+    expect(result.stderr).toMatch(
+      /^invalid configuration: DATABASE_URL: ".+:99999\/\w+" is not a valid URL; expected /,
+    );
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
@@ -252,7 +287,9 @@ it("with an SQLite path that cannot be created exits 1 at once with one log line
   expect(startFailureLines(result.stdout)).toEqual([
     expect.objectContaining({
       setting: "DATABASE_URL",
-      msg: expect.stringMatching(/^plant store failed to start: DATABASE_URL \/.+\/a-file\/plants\.db: .*(ENOTDIR|EEXIST)/),
+      msg: expect.stringMatching(
+        /^plant store failed to start: DATABASE_URL \/.+\/a-file\/plants\.db: .*(ENOTDIR|EEXIST)/,
+      ),
     }),
   ]);
 });

@@ -78,7 +78,11 @@ describe("WaitingStore: opening the store in the background", () => {
     expect(store.state).toMatchObject({ kind: "retrying", reason: expect.stringMatching(/locked|busy/i) });
     // One warn line per failed attempt, each with the reason and the wait that follows it.
     expect(warnings().map((line) => line.attempt)).toEqual(warnings().map((_, index) => index + 1));
-    expect(warnings().slice(0, 3).map((line) => line.retryInMs)).toEqual([100, 200, 400]);
+    expect(
+      warnings()
+        .slice(0, 3)
+        .map((line) => line.retryInMs),
+    ).toEqual([100, 200, 400]);
     expect(warnings()[0]).toMatchObject({ level: 40, attempt: 1, reason: expect.stringMatching(/locked|busy/i) });
 
     unlock();
@@ -94,7 +98,10 @@ describe("WaitingStore: opening the store in the background", () => {
     writeFileSync(join(dir, "a-file"), "");
     const { store, warnings, attempts } = waitingSqliteStore(join(dir, "a-file", "plants.db"));
     const failed = await store.until((state) => state.kind !== "opening");
-    expect(failed).toEqual({ kind: "failed", error: expect.objectContaining({ code: expect.stringMatching(/ENOTDIR|EEXIST/) }) });
+    expect(failed).toEqual({
+      kind: "failed",
+      error: expect.objectContaining({ code: expect.stringMatching(/ENOTDIR|EEXIST/) }),
+    });
     expect(store.state).toBe(failed);
     expect(attempts()).toBe(1);
     expect(warnings()).toEqual([]);

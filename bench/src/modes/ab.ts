@@ -26,7 +26,14 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
   if (!variant || others.length > 0) throw new Error("--mode ab compares the built server with exactly one --variant");
   return withSession(async (session) => {
     const base = await session.start({ key: "plant-store", name: "base", label: "base" });
-    const other = await session.start({ key: "plant-store", name: "variant", label: variant.label, main: variant.main, env: variant.env, nodeArgs: variant.nodeArgs });
+    const other = await session.start({
+      key: "plant-store",
+      name: "variant",
+      label: variant.label,
+      main: variant.main,
+      env: variant.env,
+      nodeArgs: variant.nodeArgs,
+    });
     const ids = new IdBlocks();
     for (const server of [base, other]) {
       const answer = await checkAnswers(server, session.token, ids.take());
@@ -36,7 +43,15 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
     const loadBoth = (seconds: number) =>
       Promise.all(
         [base, other].map((server) =>
-          runWrk({ baseUrl: server.baseUrl, connections, token: session.token, firstId: ids.take(), order: "ascending", pin: session.pin.load, seconds }),
+          runWrk({
+            baseUrl: server.baseUrl,
+            connections,
+            token: session.token,
+            firstId: ids.take(),
+            order: "ascending",
+            pin: session.pin.load,
+            seconds,
+          }),
         ),
       );
     await loadBoth(options.warmupSeconds);
@@ -48,8 +63,14 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
       const after = [cpuSeconds(base.pid), cpuSeconds(other.pid)];
       requireAllOk(base.label, connections, baseLoad!);
       requireAllOk(other.label, connections, variantLoad!);
-      const perRequest = (cpu: number, load: LoadResult) => ({ requests: load.requests, cpuMicrosPerRequest: (cpu * 1e6) / load.requests });
-      const measured = { base: perRequest(after[0]! - before[0]!, baseLoad!), variant: perRequest(after[1]! - before[1]!, variantLoad!) };
+      const perRequest = (cpu: number, load: LoadResult) => ({
+        requests: load.requests,
+        cpuMicrosPerRequest: (cpu * 1e6) / load.requests,
+      });
+      const measured = {
+        base: perRequest(after[0]! - before[0]!, baseLoad!),
+        variant: perRequest(after[1]! - before[1]!, variantLoad!),
+      };
       rounds.push({ ...measured, ratio: measured.variant.cpuMicrosPerRequest / measured.base.cpuMicrosPerRequest });
       process.stdout.write(
         `round ${round + 1}/${options.rounds}: base ${measured.base.cpuMicrosPerRequest.toFixed(1)} us/req, ` +
@@ -78,7 +99,10 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
       ),
       "",
     ].join("\n");
-    writeOutputs(options.outDir, { "benchmarks-ab.md": markdown, "benchmarks-ab.json": JSON.stringify({ variant, rounds }, null, 2) });
+    writeOutputs(options.outDir, {
+      "benchmarks-ab.md": markdown,
+      "benchmarks-ab.json": JSON.stringify({ variant, rounds }, null, 2),
+    });
     return { files: ["benchmarks-ab.md", "benchmarks-ab.json"], rounds };
   });
 }

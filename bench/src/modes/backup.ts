@@ -61,7 +61,12 @@ function startMeasuring(session: Session, pin: string[], args: string[], marker:
 }
 
 /** `--rounds` snapshots by each of `methods` beside the running writer, `--seconds` apart, after the warm-up. */
-async function snapshotRounds(session: Session, options: BenchOptions, databaseFile: string, methods: Method[]): Promise<Window[]> {
+async function snapshotRounds(
+  session: Session,
+  options: BenchOptions,
+  databaseFile: string,
+  methods: Method[],
+): Promise<Window[]> {
   const windows: Window[] = [];
   await pause(options.warmupSeconds);
   for (let round = 1; round <= options.rounds; round++) {
@@ -106,15 +111,25 @@ function table(what: string, groups: Map<Method | "", number[]>, windows: Window
   const row = (label: string, latencies: number[], snapshots: Window[]) => {
     const seconds = snapshots.map((w) => (w.to - w.from) / 1000);
     const snapshot =
-      seconds.length === 0 ? "" : `${ms(Math.min(...seconds))}-${ms(Math.max(...seconds))} s, ${(snapshots[0]!.bytes / 1e6).toFixed(1)} MB`;
+      seconds.length === 0
+        ? ""
+        : `${ms(Math.min(...seconds))}-${ms(Math.max(...seconds))} s, ${(snapshots[0]!.bytes / 1e6).toFixed(1)} MB`;
     return `| ${label} | ${latencies.length} | ${ms(quantile(latencies, 0.5))} | ${ms(quantile(latencies, 0.99))} | ${ms(Math.max(...latencies))} | ${snapshot} |`;
   };
-  const methods = [...groups.keys()].filter((method): method is Method => method !== "" && groups.get(method)!.length > 0);
+  const methods = [...groups.keys()].filter(
+    (method): method is Method => method !== "" && groups.get(method)!.length > 0,
+  );
   return [
     `| ${what} | n | p50 ms | p99 ms | max ms | snapshot |`,
     "|---|---:|---:|---:|---:|---|",
     row("without a snapshot", groups.get("")!, []),
-    ...methods.map((method) => row(`during ${method}`, groups.get(method)!, windows.filter((w) => w.method === method))),
+    ...methods.map((method) =>
+      row(
+        `during ${method}`,
+        groups.get(method)!,
+        windows.filter((w) => w.method === method),
+      ),
+    ),
     "",
   ];
 }
@@ -132,17 +147,41 @@ export async function backup(options: BenchOptions) {
     const databaseFile = join(session.dir, "prefilled", "plants.db");
     await checkAnswers(server, session.token, options.rows + 1);
     // Longer than the plan can take: the load is stopped once the snapshots are done.
-    const loadArgs = [LOADER, server.baseUrl, session.token, String(options.rate), "3600", String(options.rows + 2), "latencies"];
+    const loadArgs = [
+      LOADER,
+      server.baseUrl,
+      session.token,
+      String(options.rate),
+      "3600",
+      String(options.rows + 2),
+      "latencies",
+    ];
     const loader = startMeasuring(session, session.pin.load, loadArgs, "FIXED_RATE_RESULT");
     const httpWindows = await snapshotRounds(session, options, databaseFile, ["plant-store backup", "VACUUM INTO"]);
-    const load = await loader.stop<{ sent: number; ok: number; failed: number; failures: Record<string, number>; startedAt: number; latencies: [number, number][] }>();
+    const load = await loader.stop<{
+      sent: number;
+      ok: number;
+      failed: number;
+      failures: Record<string, number>;
+      startedAt: number;
+      latencies: [number, number][];
+    }>();
     const creates = split({ startedAt: load.startedAt, samples: load.latencies }, httpWindows, options.warmupSeconds);
 
     await server.stop();
-    const probe = startMeasuring(session, session.pin.server, [COMMIT_PROBE, databaseFile, String(options.rows * 10)], "COMMIT_PROBE_RESULT");
+    const probe = startMeasuring(
+      session,
+      session.pin.server,
+      [COMMIT_PROBE, databaseFile, String(options.rows * 10)],
+      "COMMIT_PROBE_RESULT",
+    );
     const commitWindows = await snapshotRounds(session, options, databaseFile, ["plant-store backup"]);
     const probed = await probe.stop<{ startedAt: number; commits: [number, number][] }>();
-    const commits = split({ startedAt: probed.startedAt, samples: probed.commits }, commitWindows, options.warmupSeconds);
+    const commits = split(
+      { startedAt: probed.startedAt, samples: probed.commits },
+      commitWindows,
+      options.warmupSeconds,
+    );
 
     // NaN (printed as such, never met) when no operation overlapped a snapshot.
     const p99 = (groups: Map<Method | "", number[]>, method: Method | "") =>
@@ -158,7 +197,11 @@ export async function backup(options: BenchOptions) {
         notes: options.notes,
       }),
       `Creates: ${load.sent} sent, ${load.ok} answered 200, ${load.failed} failed` +
-        (load.failed > 0 ? ` (${Object.entries(load.failures).map(([reason, count]) => `${reason}: ${count}`).join(", ")}).` : "."),
+        (load.failed > 0
+          ? ` (${Object.entries(load.failures)
+              .map(([reason, count]) => `${reason}: ${count}`)
+              .join(", ")}).`
+          : "."),
       "A create or commit counts as during a snapshot when it and the snapshot's process overlap in time.",
       "",
       ...targetTable([

@@ -50,11 +50,14 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     );
     // On PostgreSQL (1) serves a database of its own, made for this run; beside SQLite it is one more server.
     const onSqlite = options.databases.includes("sqlite");
-    const postgres = options.databases.includes("postgres") && chosen.includes("plant-store")
-      ? await createScratchDatabase(options.postgresUrl, "plant_store_bench").catch((error: unknown) => {
-          throw new Error(`--postgres-url ${redacted(options.postgresUrl)}: ${error instanceof Error ? error.message : String(error)}`);
-        })
-      : undefined;
+    const postgres =
+      options.databases.includes("postgres") && chosen.includes("plant-store")
+        ? await createScratchDatabase(options.postgresUrl, "plant_store_bench").catch((error: unknown) => {
+            throw new Error(
+              `--postgres-url ${redacted(options.postgresUrl)}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          })
+        : undefined;
     if (postgres) {
       session.onClose(() => postgres.drop());
       session.environment.PostgreSQL =
@@ -66,23 +69,39 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       servers.push(await session.start({ key, name: key }));
     }
     if (postgres) {
-      servers.splice(onSqlite ? 1 : 0, 0, await session.start({
-        key: "plant-store",
-        name: "plant-store-postgres",
-        label: onSqlite ? POSTGRES_LABEL : undefined,
-        env: { DATABASE_URL: postgres.url },
-      }));
+      servers.splice(
+        onSqlite ? 1 : 0,
+        0,
+        await session.start({
+          key: "plant-store",
+          name: "plant-store-postgres",
+          label: onSqlite ? POSTGRES_LABEL : undefined,
+          env: { DATABASE_URL: postgres.url },
+        }),
+      );
     }
     // A variant whose environment names $OTLP_SINK exports its traces to a receiver the bench runs on loopback.
-    const needsSink = options.variants.some((variant) => Object.values(variant.env ?? {}).some((value) => value.includes(OTLP_SINK)));
+    const needsSink = options.variants.some((variant) =>
+      Object.values(variant.env ?? {}).some((value) => value.includes(OTLP_SINK)),
+    );
     const sink = needsSink ? await startOtlpSink() : undefined;
     if (sink) session.onClose(() => sink.close());
     for (const [index, variant] of options.variants.entries()) {
       const env = Object.fromEntries(
-        Object.entries(variant.env ?? {}).map(([name, value]) => [name, sink ? value.replaceAll(OTLP_SINK, sink.url) : value]),
+        Object.entries(variant.env ?? {}).map(([name, value]) => [
+          name,
+          sink ? value.replaceAll(OTLP_SINK, sink.url) : value,
+        ]),
       );
       servers.push(
-        await session.start({ key: "plant-store", name: `variant-${index}`, label: `(1) variant: ${variant.label}`, main: variant.main, env, nodeArgs: variant.nodeArgs }),
+        await session.start({
+          key: "plant-store",
+          name: `variant-${index}`,
+          label: `(1) variant: ${variant.label}`,
+          main: variant.main,
+          env,
+          nodeArgs: variant.nodeArgs,
+        }),
       );
     }
     const ids = new IdBlocks();
@@ -99,7 +118,11 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
     // more start of the built server, under the profiler, after the measured rounds (not in quick mode).
     const profiled = options.mode === "compare" && chosen.includes("plant-store");
     const stages = profiled
-      ? await profileStages(session, { connections: 50, warmupSeconds: options.warmupSeconds, seconds: options.seconds })
+      ? await profileStages(session, {
+          connections: 50,
+          warmupSeconds: options.warmupSeconds,
+          seconds: options.seconds,
+        })
       : undefined;
 
     const full = SERVER_LABELS["plant-store"];
@@ -120,16 +143,27 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       }
       if (ofBoth("fastify-tuned")) {
         const ratio = pairedCpuRatio(measurements, full, SERVER_LABELS["fastify-tuned"], connections);
-        targets.push(cpuRatioTarget(`(1) CPU per request vs (5) tuned peer, ${connections} connections`, ratio, TARGET_CPU_RATIO));
+        targets.push(
+          cpuRatioTarget(`(1) CPU per request vs (5) tuned peer, ${connections} connections`, ratio, TARGET_CPU_RATIO),
+        );
       }
     }
     const ofFull = summaries.filter((s) => s.label === full);
     // PostgreSQL beside SQLite and the variants (a traced build, another build), each against (1) on SQLite.
-    const beside = ofFull.length > 0 ? servers.map((server) => server.label).filter((label) => label.startsWith("(1) ") && label !== full) : [];
+    const beside =
+      ofFull.length > 0
+        ? servers.map((server) => server.label).filter((label) => label.startsWith("(1) ") && label !== full)
+        : [];
     const at50 = ofFull.find((s) => s.connections === 50);
-    if (at50) targets.push({ what: "(1) p99 at 50 connections", goal: "<= 10 ms", measured: `${at50.p99Ms.toFixed(2)} ms` });
+    if (at50)
+      targets.push({ what: "(1) p99 at 50 connections", goal: "<= 10 ms", measured: `${at50.p99Ms.toFixed(2)} ms` });
     const peakRss = Math.max(...ofFull.map((s) => s.peakRssBytes));
-    if (ofFull.length > 0) targets.push({ what: "(1) peak RSS under load", goal: "<= 150 MiB", measured: `${(peakRss / MIB).toFixed(0)} MiB` });
+    if (ofFull.length > 0)
+      targets.push({
+        what: "(1) peak RSS under load",
+        goal: "<= 150 MiB",
+        measured: `${(peakRss / MIB).toFixed(0)} MiB`,
+      });
     // Every server against the platform's limit as well as against the framework floor.
     const platform = SERVER_LABELS["bare-node-http"];
     const toPlatform = chosen.includes("bare-node-http") ? summarise(measurements, platform) : undefined;
@@ -178,7 +212,7 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       }),
       "## What runs",
       "",
-      "wrk (one thread, keep-alive) posts `{\"id\": <unique>, \"name\": \"Monstera\", \"tag\": \"tropical\"}` to `POST /plants` with a",
+      'wrk (one thread, keep-alive) posts `{"id": <unique>, "name": "Monstera", "tag": "tropical"}` to `POST /plants` with a',
       "valid HS256 bearer token; every id is sent once per run. Each server is its own process, started once and",
       "measured in turn; any non-2xx answer or socket error stops the benchmark.",
       "",
@@ -197,7 +231,9 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "   answering a fixed JSON, started as (1) is: the least the design card's framework costs the server",
       "   (`bench/baselines/express-as-served.ts`).",
       ...(postgres && onSqlite
-        ? [`- **${POSTGRES_LABEL}**: the same build with \`DATABASE_URL\` naming a fresh PostgreSQL database (group commit on a pool of 10).`]
+        ? [
+            `- **${POSTGRES_LABEL}**: the same build with \`DATABASE_URL\` naming a fresh PostgreSQL database (group commit on a pool of 10).`,
+          ]
         : []),
       ...options.variants.map(
         (variant) =>
@@ -235,7 +271,8 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
             "|---|---|---|---|---|",
             ...beside.flatMap((label) =>
               options.connections.map((connections) => {
-                const p99 = (of: string) => summaries.find((s) => s.label === of && s.connections === connections)!.p99Ms.toFixed(2);
+                const p99 = (of: string) =>
+                  summaries.find((s) => s.label === of && s.connections === connections)!.p99Ms.toFixed(2);
                 return (
                   `| ${label} | ${connections} | ${spreadText(pairedRatio(measurements, label, full, connections))} | ` +
                   `${spreadText(pairedCpuRatio(measurements, label, full, connections))} | ${p99(label)} ms against ${p99(full)} ms |`
@@ -248,10 +285,13 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "## Results",
       "",
       "Idle RSS, each server after its start and one create, before any load: " +
-        servers.map((server) => `${server.label} ${(idleRss[server.label]! / MIB).toFixed(0)} MiB`).join("; ") + ".",
+        servers.map((server) => `${server.label} ${(idleRss[server.label]! / MIB).toFixed(0)} MiB`).join("; ") +
+        ".",
       "",
       ...summaryTable(summaries, "(2)"),
-      ...(toPlatform ? ["**Against the platform limit, (3) bare node:http:**", "", ...summaryTable(toPlatform, "(3)")] : []),
+      ...(toPlatform
+        ? ["**Against the platform limit, (3) bare node:http:**", "", ...summaryTable(toPlatform, "(3)")]
+        : []),
       ...threadCpuTable(measurements),
       ...rawTable(measurements),
       ...(stages
@@ -276,7 +316,11 @@ export async function compare(options: BenchOptions): Promise<CompareResult> {
       "benchmarks-cpu.svg": cpuSvg,
       "benchmarks.json": JSON.stringify({ answers, idleRss, summaries, measurements }, null, 2),
     });
-    return { answers, measurements, files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"] };
+    return {
+      answers,
+      measurements,
+      files: ["benchmarks.md", "benchmarks.svg", "benchmarks-cpu.svg", "benchmarks.json"],
+    };
   });
 }
 

@@ -19,7 +19,8 @@ const MIB = 2 ** 20;
  * mod 2^64 never repeats), with the body the load generator posts (wrk/post-plant.lua).
  */
 function* scatteredPlants(rows: number) {
-  for (let i = 1n; i <= BigInt(rows); i++) yield { id: BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n), name: "Monstera", tag: "tropical" };
+  for (let i = 1n; i <= BigInt(rows); i++)
+    yield { id: BigInt.asIntN(64, i * 0x9e3779b97f4a7c15n), name: "Monstera", tag: "tropical" };
 }
 
 /** Stores `rows` plants in a migrated SQLite file, then writes its vacuumed copy beside it (`<file>.vacuumed`). */
@@ -86,7 +87,8 @@ export async function copyStoreMode(options: BenchOptions) {
     // The rows about the HTTP load generator and the peers say nothing about this mode.
     const machine = describeEnvironment(dir);
     const environment: Record<string, string> = { PostgreSQL: sizes!.version.split(" on ")[0]! };
-    for (const key of ["CPU", "Memory", "Kernel", "Node", "SQLite", "Database files"]) environment[key] = machine[key] ?? "unknown";
+    for (const key of ["CPU", "Memory", "Kernel", "Node", "SQLite", "Database files"])
+      environment[key] = machine[key] ?? "unknown";
     const postgresBytes = Number(sizes!.plants);
 
     const perPlant = (bytes: number) => (bytes / options.rows).toFixed(1);

@@ -53,15 +53,31 @@ interface Contender {
 // The first design (a refusal share capped at the excess) is gone from the server, so it has no row here; its
 // figures are in the overload issue's notes.
 const CONTENDERS: Contender[] = [
-  { name: "queue", label: "Plant Store, admission control (CoDel queue, default settings)", key: "plant-store", env: { ADMISSION_CONTROL: "true" } },
+  {
+    name: "queue",
+    label: "Plant Store, admission control (CoDel queue, default settings)",
+    key: "plant-store",
+    env: { ADMISSION_CONTROL: "true" },
+  },
   { name: "off", label: "Plant Store, admission control off", key: "plant-store", env: { ADMISSION_CONTROL: "false" } },
   { name: "tuned", label: "Fastify peer, tuned", key: "fastify-tuned" },
-  { name: "under-pressure", label: "Fastify peer, tuned + @fastify/under-pressure (README's event-loop settings)", key: "fastify-tuned", env: { UNDER_PRESSURE: "readme" }, capacityFrom: "tuned" },
+  {
+    name: "under-pressure",
+    label: "Fastify peer, tuned + @fastify/under-pressure (README's event-loop settings)",
+    key: "fastify-tuned",
+    env: { UNDER_PRESSURE: "readme" },
+    capacityFrom: "tuned",
+  },
 ];
 
 /** Run only when --servers names them: the measurement behind LISTEN_BACKLOG's default. */
 const OPT_IN: Contender[] = [
-  { name: "queue-backlog-4096", label: "Plant Store, admission control, LISTEN_BACKLOG=4096", key: "plant-store", env: { ADMISSION_CONTROL: "true", LISTEN_BACKLOG: "4096" } },
+  {
+    name: "queue-backlog-4096",
+    label: "Plant Store, admission control, LISTEN_BACKLOG=4096",
+    key: "plant-store",
+    env: { ADMISSION_CONTROL: "true", LISTEN_BACKLOG: "4096" },
+  },
 ];
 
 /** One level of one round for one server, as the report shows it. */
@@ -115,7 +131,13 @@ function recoverySeconds(after: PhaseResult): number | undefined {
   return ((lastBad + 1) * after.seconds) / after.windows.length;
 }
 
-function figures(level: string, phase: PhaseResult, capacity: number, servedCpuMicros: number, after: PhaseResult | undefined): LevelFigures {
+function figures(
+  level: string,
+  phase: PhaseResult,
+  capacity: number,
+  servedCpuMicros: number,
+  after: PhaseResult | undefined,
+): LevelFigures {
   const served = phase.okLatenciesMs.length;
   const refused = phase.refusedLatenciesMs.length;
   const refusalCpuMicros = (phase.serverCpuSeconds * 1e6 - served * servedCpuMicros) / Math.max(1, refused);
@@ -140,9 +162,22 @@ function figures(level: string, phase: PhaseResult, capacity: number, servedCpuM
   };
 }
 
-async function openLoop(session: Session, server: RunningServer, firstId: number, phases: { rate: number; seconds: number }[]): Promise<PhaseResult[]> {
+async function openLoop(
+  session: Session,
+  server: RunningServer,
+  firstId: number,
+  phases: { rate: number; seconds: number }[],
+): Promise<PhaseResult[]> {
   const spec = phases.map((p) => `${Math.round(p.rate)}:${p.seconds}`).join(",");
-  const [command, args] = pinned(session.pin.load, process.execPath, [GENERATOR, server.baseUrl, session.token, String(server.pid), String(firstId), String(DEADLINE_MS), spec]);
+  const [command, args] = pinned(session.pin.load, process.execPath, [
+    GENERATOR,
+    server.baseUrl,
+    session.token,
+    String(server.pid),
+    String(firstId),
+    String(DEADLINE_MS),
+    spec,
+  ]);
   const total = phases.reduce((sum, p) => sum + p.seconds, 0);
   const { stdout } = await run(command, args, { timeout: (total + 60) * 1000, maxBuffer: 256 * 2 ** 20 });
   const line = /OPEN_LOOP_RESULT (.*)/.exec(stdout)?.[1];
@@ -160,7 +195,12 @@ async function runContender(
   options: BenchOptions,
   capacityOf: (contender: string) => number | undefined,
 ): Promise<OverloadRun> {
-  const server = await session.start({ key: contender.key, name: `${contender.name}-${round}`, label: contender.label, env: contender.env });
+  const server = await session.start({
+    key: contender.key,
+    name: `${contender.name}-${round}`,
+    label: contender.label,
+    env: contender.env,
+  });
   try {
     cap.add(server.pid);
     const answer = await checkAnswers(server, session.token, ids.take());
@@ -168,13 +208,22 @@ async function runContender(
     const closedLoop = await capacityRun(session, server, ids, options);
     // A peer that refuses its own closed loop (under-pressure at its README's settings) is set against the capacity
     // of the same peer without the plugin, measured in the same round.
-    const capacity = (contender.capacityFrom !== undefined ? capacityOf(contender.capacityFrom) : undefined) ?? closedLoop.capacity;
+    const capacity =
+      (contender.capacityFrom !== undefined ? capacityOf(contender.capacityFrom) : undefined) ?? closedLoop.capacity;
     const throttledBefore = cap.throttled().seconds;
     const phases = [{ rate: capacity / 2, seconds: HALF_SECONDS }];
-    for (const level of LEVELS) phases.push({ rate: capacity * level, seconds: options.seconds }, { rate: capacity / 2, seconds: RECOVERY_SECONDS });
+    for (const level of LEVELS)
+      phases.push(
+        { rate: capacity * level, seconds: options.seconds },
+        { rate: capacity / 2, seconds: RECOVERY_SECONDS },
+      );
     const results = await openLoop(session, server, ids.take(), phases);
-    const level = (name: string, index: number, after: PhaseResult | undefined) => figures(name, results[index]!, capacity, closedLoop.cpuMicrosPerServed, after);
-    const levels = [level("0.5x", 0, undefined), ...LEVELS.map((l, i) => level(`${l}x`, 1 + 2 * i, results[2 + 2 * i]))];
+    const level = (name: string, index: number, after: PhaseResult | undefined) =>
+      figures(name, results[index]!, capacity, closedLoop.cpuMicrosPerServed, after);
+    const levels = [
+      level("0.5x", 0, undefined),
+      ...LEVELS.map((l, i) => level(`${l}x`, 1 + 2 * i, results[2 + 2 * i])),
+    ];
     const run: OverloadRun = {
       contender: contender.name,
       round,
@@ -196,13 +245,25 @@ async function runContender(
 /** Warm-up, then the closed loop at 50 connections: 2xx per second, and the server's CPU per 2xx over it. */
 async function capacityRun(session: Session, server: RunningServer, ids: IdBlocks, options: BenchOptions) {
   const load = (seconds: number) =>
-    runWrk({ baseUrl: server.baseUrl, connections: CAPACITY_CONNECTIONS, token: session.token, firstId: ids.take(), order: "ascending", pin: session.pin.load, seconds });
+    runWrk({
+      baseUrl: server.baseUrl,
+      connections: CAPACITY_CONNECTIONS,
+      token: session.token,
+      firstId: ids.take(),
+      order: "ascending",
+      pin: session.pin.load,
+      seconds,
+    });
   await load(options.warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
   const measured = await load(options.seconds);
   const cpu = cpuSeconds(server.pid) - cpuBefore;
   const served = measured.requests - measured.non2xx;
-  return { capacity: served / measured.seconds, cpuMicrosPerServed: (cpu * 1e6) / Math.max(1, served), non2xx: measured.non2xx };
+  return {
+    capacity: served / measured.seconds,
+    cpuMicrosPerServed: (cpu * 1e6) / Math.max(1, served),
+    non2xx: measured.non2xx,
+  };
 }
 
 /** The 4x row through the project's client: one server, its capacity at the fleet's cap, then the fleet's schedule. */
@@ -213,17 +274,48 @@ export interface FleetRun {
   result: FleetResult;
 }
 
-async function runFleet(session: Session, cap: CpuCap, contender: Contender, round: number, ids: IdBlocks, options: BenchOptions): Promise<FleetRun> {
-  const server = await session.start({ key: contender.key, name: `fleet-${contender.name}-${round}`, label: contender.label, env: contender.env });
+async function runFleet(
+  session: Session,
+  cap: CpuCap,
+  contender: Contender,
+  round: number,
+  ids: IdBlocks,
+  options: BenchOptions,
+): Promise<FleetRun> {
+  const server = await session.start({
+    key: contender.key,
+    name: `fleet-${contender.name}-${round}`,
+    label: contender.label,
+    env: contender.env,
+  });
   try {
     cap.add(server.pid);
     const { capacity } = await capacityRun(session, server, ids, options);
-    const args = [FLEET, server.baseUrl, session.token, String(server.pid), String(ids.take()), String(DEADLINE_MS), String(FLEET_CLIENTS), String(Math.round(capacity * FLEET_LEVEL)), String(FLEET_SECONDS)];
+    const args = [
+      FLEET,
+      server.baseUrl,
+      session.token,
+      String(server.pid),
+      String(ids.take()),
+      String(DEADLINE_MS),
+      String(FLEET_CLIENTS),
+      String(Math.round(capacity * FLEET_LEVEL)),
+      String(FLEET_SECONDS),
+    ];
     const [command, commandArgs] = pinned(session.pin.load, process.execPath, args);
-    const { stdout, stderr } = await run(command, commandArgs, { timeout: (FLEET_SECONDS + 60) * 1000, maxBuffer: 256 * 2 ** 20 });
+    const { stdout, stderr } = await run(command, commandArgs, {
+      timeout: (FLEET_SECONDS + 60) * 1000,
+      maxBuffer: 256 * 2 ** 20,
+    });
     const line = /FLEET_RESULT (.*)/.exec(stdout)?.[1];
-    if (!line) throw new Error(`the client fleet printed no result:\n${stdout.slice(0, 2000)}\n${stderr.slice(0, 2000)}`);
-    const fleetRun: FleetRun = { contender: contender.name, round, capacityPerSecond: capacity, result: JSON.parse(line) as FleetResult };
+    if (!line)
+      throw new Error(`the client fleet printed no result:\n${stdout.slice(0, 2000)}\n${stderr.slice(0, 2000)}`);
+    const fleetRun: FleetRun = {
+      contender: contender.name,
+      round,
+      capacityPerSecond: capacity,
+      result: JSON.parse(line) as FleetResult,
+    };
     const f = fleetFigures(fleetRun);
     process.stdout.write(
       `round ${round + 1} fleet, ${contender.label}: capacity ${capacity.toFixed(0)}/s; goodput from ${FLEET_STEADY_FROM_SECONDS} s ${f.steadyGoodputShare.toFixed(2)}x; timeouts ${(f.timeoutShare * 100).toFixed(1)}%; ${JSON.stringify(fleetRun.result.outcomes)}\n`,
@@ -247,10 +339,18 @@ function fleetFigures({ capacityPerSecond, result }: FleetRun) {
 /** A fleet run as the JSON keeps it: its latencies as p50 and p99 per outcome, not one number per call. */
 function compactFleetRun({ result, ...run }: FleetRun) {
   const { okLatenciesMs, otherLatenciesMs, ...rest } = result;
-  const summary = (values: number[]) => ({ count: values.length, p50Ms: percentile(values, 50), p99Ms: percentile(values, 99) });
+  const summary = (values: number[]) => ({
+    count: values.length,
+    p50Ms: percentile(values, 50),
+    p99Ms: percentile(values, 99),
+  });
   return {
     ...run,
-    result: { ...rest, ok: summary(okLatenciesMs), others: Object.fromEntries(Object.entries(otherLatenciesMs).map(([key, values]) => [key, summary(values)])) },
+    result: {
+      ...rest,
+      ok: summary(okLatenciesMs),
+      others: Object.fromEntries(Object.entries(otherLatenciesMs).map(([key, values]) => [key, summary(values)])),
+    },
   };
 }
 
@@ -259,18 +359,26 @@ const pct = (value: number, digits = 1) => `${(value * 100).toFixed(digits)}%`;
 const range = (values: number[], digits: number, unit = "") => {
   const sorted = [...values].sort((a, b) => a - b);
   const text = (v: number) => `${v.toFixed(digits)}${unit}`;
-  return sorted.length === 1 ? text(sorted[0]!) : `${text(median(sorted))} (${text(sorted[0]!)}–${text(sorted.at(-1)!)})`;
+  return sorted.length === 1
+    ? text(sorted[0]!)
+    : `${text(median(sorted))} (${text(sorted[0]!)}–${text(sorted.at(-1)!)})`;
 };
 
 function table(runs: OverloadRun[]): string[] {
   const rows: string[] = [];
   for (const level of ["0.5x", ...LEVELS.map((l) => `${l}x`)]) {
     for (const contender of [...CONTENDERS, ...OPT_IN]) {
-      const figs = runs.filter((r) => r.contender === contender.name).map((r) => r.levels.find((l) => l.level === level)!);
+      const figs = runs
+        .filter((r) => r.contender === contender.name)
+        .map((r) => r.levels.find((l) => l.level === level)!);
       if (figs.length === 0) continue;
       const each = (pick: (l: LevelFigures) => string) => figs.map(pick).join(" / ");
       rows.push(
-        `| ${level} | ${contender.label} | ${range(figs.map((l) => l.goodputShare), 2, "x")} | ${each((l) => ms(l.p50Ms))} | ${each((l) => ms(l.p99Ms))} | ${each((l) => `${pct(l.refusedShare, 0)} (${ms(l.refusedP99Ms)})`)} | ${each((l) => pct(l.missedShare, 2))} | ${each((l) => `${pct(l.missedWaitingShare)}/${pct(l.missedConnectingShare)}/${pct(l.missedSentShare)}/${l.errors}`)} | ${each((l) => l.refusalCostShare?.toFixed(2) ?? "–")} | ${each((l) => ms(l.cpuMicrosPerServed))} | ${each((l) => ms(l.peakRssMiB))} | ${each((l) => (l.level === "0.5x" ? "" : l.recoverySeconds === undefined ? "> 5 s" : `${l.recoverySeconds.toFixed(2)} s`))} |`,
+        `| ${level} | ${contender.label} | ${range(
+          figs.map((l) => l.goodputShare),
+          2,
+          "x",
+        )} | ${each((l) => ms(l.p50Ms))} | ${each((l) => ms(l.p99Ms))} | ${each((l) => `${pct(l.refusedShare, 0)} (${ms(l.refusedP99Ms)})`)} | ${each((l) => pct(l.missedShare, 2))} | ${each((l) => `${pct(l.missedWaitingShare)}/${pct(l.missedConnectingShare)}/${pct(l.missedSentShare)}/${l.errors}`)} | ${each((l) => l.refusalCostShare?.toFixed(2) ?? "–")} | ${each((l) => ms(l.cpuMicrosPerServed))} | ${each((l) => ms(l.peakRssMiB))} | ${each((l) => (l.level === "0.5x" ? "" : l.recoverySeconds === undefined ? "> 5 s" : `${l.recoverySeconds.toFixed(2)} s`))} |`,
       );
     }
   }
@@ -303,14 +411,23 @@ function pairedGoodput(runs: OverloadRun[], rounds: number): string[] {
     for (const level of LEVELS.map((l) => `${l}x`)) {
       const ratios: number[] = [];
       for (let round = 0; round < rounds; round++) {
-        const mine = runs.find((r) => r.contender === CONTENDERS[0]!.name && r.round === round)?.levels.find((l) => l.level === level);
-        const theirs = runs.find((r) => r.contender === other.name && r.round === round)?.levels.find((l) => l.level === level);
+        const mine = runs
+          .find((r) => r.contender === CONTENDERS[0]!.name && r.round === round)
+          ?.levels.find((l) => l.level === level);
+        const theirs = runs
+          .find((r) => r.contender === other.name && r.round === round)
+          ?.levels.find((l) => l.level === level);
         if (mine && theirs && theirs.goodputPerSecond > 0) ratios.push(mine.goodputPerSecond / theirs.goodputPerSecond);
       }
-      if (ratios.length > 0) lines.push(`| ${other.label} | ${level} | ${ratios.map((r) => r.toFixed(2)).join(" / ")} |`);
+      if (ratios.length > 0)
+        lines.push(`| ${other.label} | ${level} | ${ratios.map((r) => r.toFixed(2)).join(" / ")} |`);
     }
   }
-  return [`| Against | Load | ${CONTENDERS[0]!.label}: goodput (2xx/s) over theirs, per round |`, "|---|---|---:|", ...lines];
+  return [
+    `| Against | Load | ${CONTENDERS[0]!.label}: goodput (2xx/s) over theirs, per round |`,
+    "|---|---|---:|",
+    ...lines,
+  ];
 }
 
 /**
@@ -331,8 +448,11 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
       // --servers names contenders, and `fleet` for the client fleet's row; all of them by default.
       const chosen = (name: string) => options.servers.length === 0 || options.servers.includes(name);
       for (let round = 0; round < options.rounds; round++) {
-        const capacityOf = (name: string) => runs.find((r) => r.contender === name && r.round === round)?.capacityPerSecond;
-        for (const contender of [...CONTENDERS, ...OPT_IN.filter((c) => options.servers.includes(c.name))].filter((c) => chosen(c.name))) {
+        const capacityOf = (name: string) =>
+          runs.find((r) => r.contender === name && r.round === round)?.capacityPerSecond;
+        for (const contender of [...CONTENDERS, ...OPT_IN.filter((c) => options.servers.includes(c.name))].filter((c) =>
+          chosen(c.name),
+        )) {
           runs.push(await runContender(session, cap, contender, round, ids, options, capacityOf));
         }
         if (chosen("fleet")) {
@@ -354,7 +474,11 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
           title: `Plant Store under overload (${node})`,
           command: options.command,
           startedAt: session.startedAt,
-          environment: { ...session.environment, "CPU cap": cap.description, "CPU cap, client fleet": fleetCap.description },
+          environment: {
+            ...session.environment,
+            "CPU cap": cap.description,
+            "CPU cap, client fleet": fleetCap.description,
+          },
           pinning: session.pin.description,
           plan: `per server and round: ${options.warmupSeconds} s warm-up, capacity C = 2xx/s closed-loop at ${CAPACITY_CONNECTIONS} connections over ${options.seconds} s; then open loop (src/open-loop-load.ts, ${DEADLINE_MS} ms deadline): ${HALF_SECONDS} s at 0.5x, then ${LEVELS.join("x, ")}x for ${options.seconds} s each, each followed by ${RECOVERY_SECONDS} s at 0.5x; then, at the fleet's cap, C again and ${FLEET_LEVEL}x C for ${FLEET_SECONDS} s through ${FLEET_CLIENTS} @plant-store/client instances (default options, timeoutMs ${DEADLINE_MS}) sharing one open-loop schedule (src/client-fleet-load.ts); ${options.rounds} rounds, servers alternating`,
           notes: options.notes,
@@ -372,10 +496,19 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
             `| ${[...CONTENDERS, ...OPT_IN].find((c) => c.name === r.contender)!.label} | ${r.round + 1} | ${r.capacityPerSecond.toFixed(0)} | ${r.closedLoopNon2xx}, ${r.cpuMicrosPerServedClosedLoop.toFixed(0)} | ${r.throttledSeconds.toFixed(1)} |`,
         ),
         "",
-        ...(fleetRuns.length > 0 ? [`${FLEET_LEVEL}x through the client fleet:`, "", ...fleetTable(fleetRuns), ""] : []),
+        ...(fleetRuns.length > 0
+          ? [`${FLEET_LEVEL}x through the client fleet:`, "", ...fleetTable(fleetRuns), ""]
+          : []),
         ...fleetFailures.map((failure) => `Client fleet failed: ${failure}`),
       ].join("\n");
-      const files = { [`overload-${node}.md`]: markdown, [`overload-${node}.json`]: JSON.stringify({ cap: cap.description, fleetCap: fleetCap.description, runs, fleetRuns: fleetRuns.map(compactFleetRun) }, null, 2) };
+      const files = {
+        [`overload-${node}.md`]: markdown,
+        [`overload-${node}.json`]: JSON.stringify(
+          { cap: cap.description, fleetCap: fleetCap.description, runs, fleetRuns: fleetRuns.map(compactFleetRun) },
+          null,
+          2,
+        ),
+      };
       writeOutputs(options.outDir, files);
       return { files: Object.keys(files) };
     });

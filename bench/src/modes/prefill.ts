@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import { fillSqliteStore } from "@plant-store/server/testing/fill-sqlite-store";
-import { checkAnswers, IdBlocks, type Measurement, measureAlternating, measurementPlan, summarise } from "../measure.js";
+import {
+  checkAnswers,
+  IdBlocks,
+  type Measurement,
+  measureAlternating,
+  measurementPlan,
+  summarise,
+} from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { header, rawTable, ratioTarget, summaryTable, targetTable } from "../report.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
@@ -30,17 +37,23 @@ export async function prefill(options: BenchOptions) {
     for (const server of [empty, full]) await checkAnswers(server, session.token, ids.take());
     const progress = (line: string) => process.stdout.write(`${line}\n`);
     const relabel = (order: string) => (m: Measurement) => ({ ...m, label: `${m.label}, ${order} ids` });
-    const ascending = (await measureAlternating([empty, full], measurementPlan(options, session, "ascending"), ids, progress)).map(
-      relabel("ascending"),
-    );
-    const random = (await measureAlternating([empty, full], measurementPlan(options, session, "random"), ids, progress)).map(
-      relabel("random"),
-    );
+    const ascending = (
+      await measureAlternating([empty, full], measurementPlan(options, session, "ascending"), ids, progress)
+    ).map(relabel("ascending"));
+    const random = (
+      await measureAlternating([empty, full], measurementPlan(options, session, "random"), ids, progress)
+    ).map(relabel("random"));
     const ascendingSummaries = summarise(ascending, `${empty.label}, ascending ids`);
     const randomSummaries = summarise(random, `${empty.label}, random ids`);
     const targets = ascendingSummaries
       .filter((s) => s.label.startsWith(full.label))
-      .map((s) => ratioTarget(`${options.rows} stored vs empty, ascending ids, ${s.connections} connections`, s.ratioToReference, 0.9));
+      .map((s) =>
+        ratioTarget(
+          `${options.rows} stored vs empty, ascending ids, ${s.connections} connections`,
+          s.ratioToReference,
+          0.9,
+        ),
+      );
     const markdown = [
       ...header({
         title: `Plant Store benchmark: ${options.rows} plants already stored`,

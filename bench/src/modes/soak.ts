@@ -57,7 +57,11 @@ export async function soak(options: BenchOptions) {
         notes: options.notes,
       }),
       `Requests: ${result.sent} sent, ${result.ok} answered 200, ${result.failed} failed` +
-        (result.failed > 0 ? ` (${Object.entries(result.failures).map(([reason, count]) => `${reason}: ${count}`).join(", ")}).` : "."),
+        (result.failed > 0
+          ? ` (${Object.entries(result.failures)
+              .map(([reason, count]) => `${reason}: ${count}`)
+              .join(", ")}).`
+          : "."),
       "",
       ...targetTable([
         {

@@ -74,7 +74,15 @@ async function measureStart(
     const answer = await checkAnswers(server, session.token, ids.take());
     if (answer.status !== 200) throw new Error(`${server.label} answered ${answer.status}: ${answer.body}`);
     const load = (seconds: number) =>
-      runWrk({ baseUrl: server.baseUrl, connections, token: session.token, firstId: ids.take(), order: "ascending", pin: session.pin.load, seconds });
+      runWrk({
+        baseUrl: server.baseUrl,
+        connections,
+        token: session.token,
+        firstId: ids.take(),
+        order: "ascending",
+        pin: session.pin.load,
+        seconds,
+      });
     await load(options.warmupSeconds);
     const before = cpuSeconds(server.pid);
     // The server's CPU is read as its load ends, not after a probe that may outlast it.
@@ -103,7 +111,10 @@ async function probeCore(session: Session): Promise<number> {
 
 function startsMarkdown(options: BenchOptions, session: Session, connections: number, measured: Start[]): string {
   // The lower quartile, not the fastest: one lucky probe run would otherwise mark every core slow.
-  const quickProbe = quantile(measured.flatMap((s) => s.probeCpuMs), 0.25);
+  const quickProbe = quantile(
+    measured.flatMap((s) => s.probeCpuMs),
+    0.25,
+  );
   const onSlowCore = (start: Start) => Math.max(...start.probeCpuMs) >= SLOW_CORE * quickProbe;
   const lines = [
     ...header({

@@ -160,9 +160,19 @@ export class AdaptiveThrottle {
   /** Checks the options (a RangeError names a bad one); every origin starts with an empty window. */
   constructor(options: AdaptiveThrottleOptions = {}) {
     const k = checked("k", options.k ?? DEFAULTS.k, 1, Number.POSITIVE_INFINITY);
-    const minRequests = checked("minRequests", options.minRequests ?? DEFAULTS.minRequests, 0, Number.POSITIVE_INFINITY);
+    const minRequests = checked(
+      "minRequests",
+      options.minRequests ?? DEFAULTS.minRequests,
+      0,
+      Number.POSITIVE_INFINITY,
+    );
     const windowMs = checked("windowMs", options.windowMs ?? DEFAULTS.windowMs, 1_000, 3_600_000);
-    const bucketMs = checked("bucketMs", options.bucketMs ?? DEFAULTS.bucketMs, Math.max(1, windowMs / MAX_BUCKETS), windowMs);
+    const bucketMs = checked(
+      "bucketMs",
+      options.bucketMs ?? DEFAULTS.bucketMs,
+      Math.max(1, windowMs / MAX_BUCKETS),
+      windowMs,
+    );
     const now = options.now ?? (() => performance.now());
     const random = options.random ?? Math.random;
     internals.set(this, { windows: new Map(), settings: { k, minRequests, windowMs, bucketMs, now, random } });
@@ -171,7 +181,12 @@ export class AdaptiveThrottle {
   /** What the throttle saw of `origin` (an origin or any URL on it) over its window; zeros for an origin it has not seen. */
   stats(origin: string): AdaptiveThrottleStats {
     return (
-      internals.get(this)!.windows.get(originOf(origin))?.stats() ?? { requests: 0, accepts: 0, refusalProbability: 0, refusedLocally: 0 }
+      internals.get(this)!.windows.get(originOf(origin))?.stats() ?? {
+        requests: 0,
+        accepts: 0,
+        refusalProbability: 0,
+        refusedLocally: 0,
+      }
     );
   }
 }

@@ -19,7 +19,10 @@ import { RetryBudget } from "./retry-budget.js";
 import { withBigIntSafeJson } from "./serialize-body.js";
 import { createTokenSource } from "./token-source.js";
 
-type RequestParts<R extends AppRoute> = Pick<ClientInferRequest<R>, Extract<keyof ClientInferRequest<R>, "params" | "query" | "body">>;
+type RequestParts<R extends AppRoute> = Pick<
+  ClientInferRequest<R>,
+  Extract<keyof ClientInferRequest<R>, "params" | "query" | "body">
+>;
 
 /**
  * What a route's method takes: the body itself for a route that has only a body (`create(plant)`), else
@@ -34,11 +37,15 @@ export type RouteInput<R extends AppRoute> = [keyof RequestParts<R>] extends [ne
 /** Every response a route can give, typed by status, exactly as the contract declares them. */
 export type RouteResult<R extends AppRoute> = ClientInferResponses<R>;
 /** The body of a route's success responses (2xx). */
-export type RouteSuccessBody<R extends AppRoute> = Extract<RouteResult<R>, { status: SuccessfulHttpStatusCode }>["body"];
+export type RouteSuccessBody<R extends AppRoute> = Extract<
+  RouteResult<R>,
+  { status: SuccessfulHttpStatusCode }
+>["body"];
 
-type RouteArgs<R extends AppRoute> = RouteInput<R> extends undefined
-  ? [input?: undefined, options?: CallOptions]
-  : [input: RouteInput<R>, options?: CallOptions];
+type RouteArgs<R extends AppRoute> =
+  RouteInput<R> extends undefined
+    ? [input?: undefined, options?: CallOptions]
+    : [input: RouteInput<R>, options?: CallOptions];
 
 /**
  * Calls the route and resolves with the response for any status the contract declares for it. Rejects with
@@ -57,7 +64,9 @@ export type ContractClient<T extends AppRouter> = Flatten<
   {
     [K in keyof T]: T[K] extends AppRoute ? RouteMethod<T[K]> : T[K] extends AppRouter ? ContractClient<T[K]> : never;
   } & {
-    [K in keyof T as T[K] extends AppRoute ? `${K & string}OrThrow` : never]: T[K] extends AppRoute ? RouteMethodOrThrow<T[K]> : never;
+    [K in keyof T as T[K] extends AppRoute ? `${K & string}OrThrow` : never]: T[K] extends AppRoute
+      ? RouteMethodOrThrow<T[K]>
+      : never;
   }
 >;
 
@@ -98,7 +107,10 @@ function throttleGate(baseUrl: string, throttle: PlantStoreClientOptions["thrott
  * one refresh after a 401, retries of network errors, 429 and 503 within one retry budget, adaptive throttling per
  * origin, and a deadline per call).
  */
-export function createContractClient<T extends AppRouter>(contract: T, options: PlantStoreClientOptions): ContractClient<T> {
+export function createContractClient<T extends AppRouter>(
+  contract: T,
+  options: PlantStoreClientOptions,
+): ContractClient<T> {
   const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const policy = {
     retries: options.retries ?? DEFAULTS.retries,
@@ -110,17 +122,27 @@ export function createContractClient<T extends AppRouter>(contract: T, options: 
     baseUrl,
     baseHeaders: {},
     throwOnUnknownStatus: true,
-    api: createFetcher(fetchFn, createTokenSource(options), policy, new RetryBudget(options.retryBudget), throttleGate(baseUrl, options.throttle)),
+    api: createFetcher(
+      fetchFn,
+      createTokenSource(options),
+      policy,
+      new RetryBudget(options.retryBudget),
+      throttleGate(baseUrl, options.throttle),
+    ),
   }) as unknown as Record<string, unknown>;
 
   const methodFor = (route: AppRoute, call: TsRestCall): AnyMethod => {
     return async (input, callOptions = {}) => {
       const args = requestArgs(route, input);
-      const deadline = startDeadline(callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULTS.timeoutMs, callOptions.signal);
+      const deadline = startDeadline(
+        callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULTS.timeoutMs,
+        callOptions.signal,
+      );
       try {
         return await call({ ...args, fetchOptions: { signal: deadline.signal } });
       } catch (error) {
-        if (error instanceof UnknownStatusError) throw new PlantStoreApiError(error.response.status, error.response.body);
+        if (error instanceof UnknownStatusError)
+          throw new PlantStoreApiError(error.response.status, error.response.body);
         throw error;
       } finally {
         deadline.release();

@@ -10,7 +10,11 @@ import {
 } from "@plant-store/contract";
 
 /** The codes status `S` may carry, by name: its own when the contract declares `S`, any otherwise. */
-type CodeNameFor<S extends number> = number extends S ? ErrorCodeName : S extends ErrorStatus ? ErrorCodeNameOf<S> : ErrorCodeName;
+type CodeNameFor<S extends number> = number extends S
+  ? ErrorCodeName
+  : S extends ErrorStatus
+    ? ErrorCodeNameOf<S>
+    : ErrorCodeName;
 
 function isErrorStatus(status: number): status is ErrorStatus {
   return Object.hasOwn(errorResponses, status);
@@ -91,7 +95,9 @@ export class PlantStoreThrottledError extends Error {
 
   /** Builds the error for a call refused locally at `refusalProbability`. */
   constructor(origin: string, refusalProbability: number) {
-    super(`the client refused the call to ${origin} itself: the server refused most recent requests (refusing ${Math.round(refusalProbability * 100)}% locally)`);
+    super(
+      `the client refused the call to ${origin} itself: the server refused most recent requests (refusing ${Math.round(refusalProbability * 100)}% locally)`,
+    );
     this.origin = origin;
     this.refusalProbability = refusalProbability;
   }

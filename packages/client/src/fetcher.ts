@@ -113,7 +113,10 @@ export function createFetcher(
 }
 
 /** The response as ts-rest takes it, its body read; rejects with the abort reason when the call was cut short. */
-async function answer(response: Response, signal: AbortSignal): Promise<{ status: number; body: unknown; headers: Headers }> {
+async function answer(
+  response: Response,
+  signal: AbortSignal,
+): Promise<{ status: number; body: unknown; headers: Headers }> {
   try {
     return { status: response.status, body: await readBody(response), headers: response.headers };
   } catch (error) {

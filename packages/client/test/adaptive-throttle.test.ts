@@ -21,7 +21,10 @@ function manualClock(start = 0) {
  * A client of a fresh fake, its requests and token fetches counted as they happen, with its throttle's clock,
  * random source and options given by the test, and no retries unless the test asks for them.
  */
-function clientOfFake(throttle: AdaptiveThrottleOptions | AdaptiveThrottle | false, options: Partial<PlantStoreClientOptions> = {}) {
+function clientOfFake(
+  throttle: AdaptiveThrottleOptions | AdaptiveThrottle | false,
+  options: Partial<PlantStoreClientOptions> = {},
+) {
   const fake = createFakePlantStore();
   const sent = { requests: 0, tokens: 0 };
   const client = createPlantStoreClient({
@@ -97,13 +100,21 @@ describe("adaptive throttling (the SRE book's client-side throttling)", () => {
     fake.failNext(1, { disconnect: true });
     await expect(client.plants.create({ id: 1, name: "Fern" })).rejects.toThrow(TypeError);
     fake.failNext(1, { delayMs: 1_000 });
-    await expect(client.plants.create({ id: 2, name: "Fern" }, { timeoutMs: 1 })).rejects.toMatchObject({ name: "PlantStoreTimeoutError" });
+    await expect(client.plants.create({ id: 2, name: "Fern" }, { timeoutMs: 1 })).rejects.toMatchObject({
+      name: "PlantStoreTimeoutError",
+    });
     expect(shared.stats(ORIGIN)).toMatchObject({ requests: 2, accepts: 0 });
   });
 
   it("forgets requests and accepts older than windowMs, one bucketMs at a time", async () => {
     const clock = manualClock();
-    const shared = new AdaptiveThrottle({ minRequests: 0, windowMs: 10_000, bucketMs: 1_000, now: clock.now, random: () => 0 });
+    const shared = new AdaptiveThrottle({
+      minRequests: 0,
+      windowMs: 10_000,
+      bucketMs: 1_000,
+      now: clock.now,
+      random: () => 0,
+    });
     const { fake, client, sent } = clientOfFake(shared);
     fake.failNext(1, { status: 503, retryAfterSeconds: 0 });
     expect(await outcome(client.plants.create({ id: 1, name: "Fern" }))).toBe(503);
@@ -124,7 +135,9 @@ describe("adaptive throttling (the SRE book's client-side throttling)", () => {
   it("counts a request once it has its outcome: concurrent first calls are all sent", async () => {
     const shared = new AdaptiveThrottle({ minRequests: 0, now: manualClock().now, random: () => 0 });
     const { client, sent } = clientOfFake(shared);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => client.plants.create({ id: index + 1, name: "Fern" })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => client.plants.create({ id: index + 1, name: "Fern" })),
+    );
     expect(results.map((result) => result.status)).toEqual(new Array(20).fill(200));
     expect(sent.requests).toBe(20);
     expect(shared.stats(ORIGIN)).toMatchObject({ requests: 20, accepts: 20, refusalProbability: 0 });
@@ -135,7 +148,9 @@ describe("adaptive throttling (the SRE book's client-side throttling)", () => {
     const { fake, client, sent } = clientOfFake(shared);
     fake.failNext(100, { status: 503, retryAfterSeconds: 0 });
     for (let id = 1; id <= 10; id++) expect(await outcome(client.plants.create({ id, name: "Fern" }))).toBe(503);
-    expect(await outcome(client.plants.create({ id: 11, name: "Fern" }))).toMatchObject({ refusalProbability: 10 / 11 });
+    expect(await outcome(client.plants.create({ id: 11, name: "Fern" }))).toMatchObject({
+      refusalProbability: 10 / 11,
+    });
     expect(sent.requests).toBe(10);
   });
 
@@ -165,7 +180,10 @@ describe("adaptive throttling (the SRE book's client-side throttling)", () => {
     await expect(client.plants.create({ id: 2, name: "Fern" })).rejects.toBeInstanceOf(PlantStoreThrottledError);
     const error = await client.plants.createOrThrow({ id: 2, name: "Fern" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlantStoreThrottledError);
-    expect(error).toMatchObject({ name: "PlantStoreThrottledError", message: expect.stringMatching(/refused the call to https:\/\/plants\.test itself/) });
+    expect(error).toMatchObject({
+      name: "PlantStoreThrottledError",
+      message: expect.stringMatching(/refused the call to https:\/\/plants\.test itself/),
+    });
     expect("status" in (error as object)).toBe(false);
   });
 
@@ -177,11 +195,18 @@ describe("adaptive throttling (the SRE book's client-side throttling)", () => {
     first.fake.failNext(1, { status: 503, retryAfterSeconds: 0 });
     expect(await outcome(first.client.plants.create({ id: 1, name: "Fern" }))).toBe(503);
     // The second client of the same origin meets the first one's refusal; a client of another origin does not.
-    expect(await outcome(second.client.plants.create({ id: 1, name: "Fern" }))).toBeInstanceOf(PlantStoreThrottledError);
+    expect(await outcome(second.client.plants.create({ id: 1, name: "Fern" }))).toBeInstanceOf(
+      PlantStoreThrottledError,
+    );
     expect(await outcome(elsewhere.client.plants.create({ id: 1, name: "Fern" }))).toBe(200);
     expect(shared.stats(`${ORIGIN}/any/path`)).toMatchObject({ requests: 2, accepts: 0, refusedLocally: 1 });
     expect(shared.stats("https://other.test")).toMatchObject({ requests: 1, accepts: 1 });
-    expect(shared.stats("https://unseen.test")).toEqual({ requests: 0, accepts: 0, refusalProbability: 0, refusedLocally: 0 });
+    expect(shared.stats("https://unseen.test")).toEqual({
+      requests: 0,
+      accepts: 0,
+      refusalProbability: 0,
+      refusedLocally: 0,
+    });
   });
 
   it("throttle: false sends every call", async () => {

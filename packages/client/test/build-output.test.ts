@@ -6,7 +6,10 @@ const dist = (file: string) => readFileSync(new URL(`../dist/${file}`, import.me
 
 describe("the built package", () => {
   it("ships the fakes as their own entry, in ESM and CommonJS", () => {
-    for (const file of ["testing.js", "testing.cjs"]) expect(dist(file)).toMatch(/startFakePlantStore[\s\S]*createFakePlantStore|createFakePlantStore[\s\S]*startFakePlantStore/);
+    for (const file of ["testing.js", "testing.cjs"])
+      expect(dist(file)).toMatch(
+        /startFakePlantStore[\s\S]*createFakePlantStore|createFakePlantStore[\s\S]*startFakePlantStore/,
+      );
   });
 
   it("ships a testing entry for browsers and edge runtimes: the fetch fake, nothing of Node's", () => {
@@ -28,14 +31,17 @@ describe("the built package", () => {
     expect(code).not.toContain("@opentelemetry/api");
   });
 
-  it.each(["index.js", "index.cjs", "worker.js", "browser/plant-store-client.js"])("%s does not include the fakes, msw or anything of Node's", (file) => {
-    const code = dist(file);
-    expect(code).not.toMatch(/startFakePlantStore|createFakePlantStore|plantStoreHandlers|FailureQueue|createServer/);
-    expect(code).not.toMatch(/["']msw["']/);
-    expect(code).not.toMatch(/["']node:/);
-    // No chunk shared with the testing entry that a bundler would pull in with the client.
-    expect(code).not.toMatch(/from\s*["']\.\/(chunk-|testing)/);
-  });
+  it.each(["index.js", "index.cjs", "worker.js", "browser/plant-store-client.js"])(
+    "%s does not include the fakes, msw or anything of Node's",
+    (file) => {
+      const code = dist(file);
+      expect(code).not.toMatch(/startFakePlantStore|createFakePlantStore|plantStoreHandlers|FailureQueue|createServer/);
+      expect(code).not.toMatch(/["']msw["']/);
+      expect(code).not.toMatch(/["']node:/);
+      // No chunk shared with the testing entry that a bundler would pull in with the client.
+      expect(code).not.toMatch(/from\s*["']\.\/(chunk-|testing)/);
+    },
+  );
 
   it("has no shared chunks at all", () => {
     expect(readdirSync(new URL("../dist/", import.meta.url)).filter((file) => file.startsWith("chunk-"))).toEqual([]);

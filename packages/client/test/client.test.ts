@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { errorSchemas, PlantSchema, plantStoreContract } from "@plant-store/contract";
 import { initContract } from "@ts-rest/core";
 import { createContractClient } from "../src/contract-client.js";
-import { createPlantStoreClient, ErrorCode, PlantStoreApiError, type PlantStoreClientOptions, PlantStoreTimeoutError } from "../src/index.js";
+import {
+  createPlantStoreClient,
+  ErrorCode,
+  PlantStoreApiError,
+  type PlantStoreClientOptions,
+  PlantStoreTimeoutError,
+} from "../src/index.js";
 import { createFakePlantStore } from "../src/testing/index.js";
 
 interface Received {
@@ -17,7 +23,11 @@ type Answer = (res: ServerResponse) => void;
 
 const ok: Answer = (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"name":"Fern"}');
 const status =
-  (code: number, headers: Record<string, string> = {}, body = { error: code * 100 + 1, message: `status ${code}` }): Answer =>
+  (
+    code: number,
+    headers: Record<string, string> = {},
+    body = { error: code * 100 + 1, message: `status ${code}` },
+  ): Answer =>
   (res) =>
     res.writeHead(code, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 const never: Answer = () => undefined;
@@ -160,7 +170,11 @@ describe("a client derived from the contract", () => {
   it("PlantStoreApiError reads the body with the status's schema: a code the status does not allow has no name", () => {
     const error = new PlantStoreApiError(409, { error: ErrorCode.MissingToken, message: "odd" });
     expect(error).toMatchObject({ status: 409, code: undefined, errorCode: ErrorCode.MissingToken, message: "odd" });
-    expect(new PlantStoreApiError(409, "<html>")).toMatchObject({ code: undefined, errorCode: undefined, message: "the server answered 409" });
+    expect(new PlantStoreApiError(409, "<html>")).toMatchObject({
+      code: undefined,
+      errorCode: undefined,
+      message: "the server answered 409",
+    });
     expect(new PlantStoreApiError(409, { error: 40901, message: "taken" }).is(409)).toBe(true);
   });
 });

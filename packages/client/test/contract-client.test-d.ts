@@ -12,7 +12,13 @@ import { initContract } from "@ts-rest/core";
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { createContractClient } from "../src/contract-client.js";
-import { type CreatePlantResult, createPlantStoreClient, type NewPlantInput, PlantStoreApiError, type PlantStoreClient } from "../src/index.js";
+import {
+  type CreatePlantResult,
+  createPlantStoreClient,
+  type NewPlantInput,
+  PlantStoreApiError,
+  type PlantStoreClient,
+} from "../src/index.js";
 
 const c = initContract();
 const options = { baseUrl: "http://127.0.0.1:1", token: "t" };
@@ -53,7 +59,12 @@ describe("the client's surface is the contract's", () => {
     const renamed = c.router(
       {
         plants: {
-          create: { method: "POST", path: "/plants", body: NewPlantSchema, responses: { 200: Renamed, 409: RenamedError } },
+          create: {
+            method: "POST",
+            path: "/plants",
+            body: NewPlantSchema,
+            responses: { 200: Renamed, 409: RenamedError },
+          },
         },
       },
       { strictStatusCodes: true },
@@ -70,14 +81,21 @@ describe("the client's surface is the contract's", () => {
 
   it("the union of statuses is exactly the contract's", () => {
     expectTypeOf<CreatePlantResult["status"]>().toEqualTypeOf<keyof CreateRoute["responses"]>();
-    expectTypeOf<CreatePlantResult["status"]>().toEqualTypeOf<200 | 400 | 401 | 403 | 408 | 409 | 413 | 429 | 431 | 500 | 503>();
+    expectTypeOf<CreatePlantResult["status"]>().toEqualTypeOf<
+      200 | 400 | 401 | 403 | 408 | 409 | 413 | 429 | 431 | 500 | 503
+    >();
   });
 
   it("narrowing on a status types body.error as that status's codes", () => {
-    expectTypeOf<Extract<CreatePlantResult, { status: 409 }>["body"]["error"]>().toEqualTypeOf<typeof ErrorCode.PlantIdConflict>();
+    expectTypeOf<Extract<CreatePlantResult, { status: 409 }>["body"]["error"]>().toEqualTypeOf<
+      typeof ErrorCode.PlantIdConflict
+    >();
     expectTypeOf<Extract<CreatePlantResult, { status: 409 }>["body"]["error"]>().toEqualTypeOf<40901>();
     expectTypeOf<Extract<CreatePlantResult, { status: 401 }>["body"]["error"]>().toEqualTypeOf<40101 | 40102>();
-    expectTypeOf<Extract<CreatePlantResult, { status: 200 }>["body"]>().toEqualTypeOf<{ name: string; tag?: string | undefined }>();
+    expectTypeOf<Extract<CreatePlantResult, { status: 200 }>["body"]>().toEqualTypeOf<{
+      name: string;
+      tag?: string | undefined;
+    }>();
   });
 
   it("PlantStoreApiError narrows its code by status from the contract's error table", () => {

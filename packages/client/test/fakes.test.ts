@@ -39,7 +39,6 @@ if (mswMajor === 3) {
 // The msw 2 project runs only the msw transport; the HTTP and fetch fakes are the same in both projects.
 const tested = [...(mswMajor === 3 ? transports : []), mswTransport];
 
-
 describe.each(tested)("$name", (transport) => {
   async function start(options?: Parameters<typeof transport.start>[0]) {
     fake = await transport.start(options);
@@ -50,14 +49,20 @@ describe.each(tested)("$name", (transport) => {
     it("records what the client created, ids exact", async () => {
       const store = await start();
       const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "any" });
-      expect(await client.plants.createOrThrow({ id: 9007199254740993n, name: "Fern", tag: "green" })).toEqual({ name: "Fern", tag: "green" });
+      expect(await client.plants.createOrThrow({ id: 9007199254740993n, name: "Fern", tag: "green" })).toEqual({
+        name: "Fern",
+        tag: "green",
+      });
       expect([...store.plants.values()]).toEqual([{ id: 9007199254740993n, name: "Fern", tag: "green" }]);
     });
 
     it("seeds plants: an identical create replays 200, a different one is 409", async () => {
       const store = await start({ plants: [{ id: 7, name: "Cactus" }] });
       const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "any" });
-      expect(await client.plants.create({ id: 7, name: "Cactus" })).toMatchObject({ status: 200, body: { name: "Cactus" } });
+      expect(await client.plants.create({ id: 7, name: "Cactus" })).toMatchObject({
+        status: 200,
+        body: { name: "Cactus" },
+      });
       const conflict = await client.plants.create({ id: 7, name: "Rose" });
       expect(conflict).toMatchObject({ status: 409, body: { error: ErrorCode.PlantIdConflict } });
       expect(store.plants.get(7n)).toEqual({ id: 7n, name: "Cactus" });
@@ -70,7 +75,10 @@ describe.each(tested)("$name", (transport) => {
       expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="plant-store"');
       expect(await anonymous.json()).toMatchObject({ error: ErrorCode.MissingToken });
       const refused = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "bad" });
-      expect(await refused.plants.create({ id: 1, name: "a" })).toMatchObject({ status: 401, body: { error: ErrorCode.InvalidToken } });
+      expect(await refused.plants.create({ id: 1, name: "a" })).toMatchObject({
+        status: 401,
+        body: { error: ErrorCode.InvalidToken },
+      });
       const accepted = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "good" });
       expect((await accepted.plants.create({ id: 1, name: "a" })).status).toBe(200);
     });
@@ -82,7 +90,11 @@ describe.each(tested)("$name", (transport) => {
       store.failNext(1, { status: 503, retryAfterSeconds: 0 });
       store.failNext(1, { status: 429, code: "RateLimited", retryAfterSeconds: 0 });
       let attempts = 0;
-      const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, getToken: () => `t${++attempts}` });
+      const client = createPlantStoreClient({
+        ...store.clientFetch,
+        baseUrl: store.baseUrl,
+        getToken: () => `t${++attempts}`,
+      });
       expect(await client.plants.createOrThrow({ id: 1, name: "a" })).toEqual({ name: "a" });
       expect(attempts).toBe(3);
     });
@@ -110,7 +122,10 @@ describe.each(tested)("$name", (transport) => {
       const store = await start();
       store.failNext(2, { status: 500 });
       const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "any" });
-      await expect(client.plants.createOrThrow({ id: 1, name: "a" })).rejects.toMatchObject({ status: 500, code: "InternalError" });
+      await expect(client.plants.createOrThrow({ id: 1, name: "a" })).rejects.toMatchObject({
+        status: 500,
+        code: "InternalError",
+      });
       await expect(client.plants.createOrThrow({ id: 1, name: "a" })).rejects.toBeInstanceOf(PlantStoreApiError);
       expect(store.plants.size).toBe(0);
     });
@@ -119,7 +134,12 @@ describe.each(tested)("$name", (transport) => {
     it("a late answer runs into the client's timeout", async () => {
       const store = await start();
       store.failNext(1, { delayMs: 2_000 });
-      const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "any", timeoutMs: 100 });
+      const client = createPlantStoreClient({
+        ...store.clientFetch,
+        baseUrl: store.baseUrl,
+        token: "any",
+        timeoutMs: 100,
+      });
       await expect(client.plants.create({ id: 1, name: "a" })).rejects.toBeInstanceOf(PlantStoreTimeoutError);
       // The same create again (the id makes it safe) is answered as usual; its own timeout is a generous one, so
       // a busy machine cannot turn this answer into a timeout too.
@@ -136,7 +156,12 @@ describe.each(tested)("$name", (transport) => {
     it("a lost connection is retried by the client, and rejects once retries run out", async () => {
       const store = await start();
       store.failNext(1, { disconnect: true });
-      const client = createPlantStoreClient({ ...store.clientFetch, baseUrl: store.baseUrl, token: "any", retryDelayMs: 1 });
+      const client = createPlantStoreClient({
+        ...store.clientFetch,
+        baseUrl: store.baseUrl,
+        token: "any",
+        retryDelayMs: 1,
+      });
       expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(200);
       store.failNext(3, { disconnect: true });
       await expect(client.plants.create({ id: 2, name: "b" })).rejects.toThrow(TypeError);
@@ -150,7 +175,10 @@ describe.each(tested)("$name", (transport) => {
       store.failNext(1, { status: 500 });
       store.reset();
       expect([...store.plants.keys()]).toEqual([1n]);
-      expect(await client.plants.create({ id: 2n, name: "Palm" })).toMatchObject({ status: 200, body: { name: "Palm" } });
+      expect(await client.plants.create({ id: 2n, name: "Palm" })).toMatchObject({
+        status: 200,
+        body: { name: "Palm" },
+      });
     });
 
     it("refuses a count that is not a positive whole number", async () => {

@@ -7,7 +7,8 @@ export type ResponseHeaderName = keyof typeof responseHeaders;
 
 /** What each documented response header means; `X-Request-Id` is on every response. */
 export const responseHeaders = {
-  "X-Request-Id": "The request's id: the caller's X-Request-Id when it is safe to log, else a new UUID; it is in the server's log lines for this request.",
+  "X-Request-Id":
+    "The request's id: the caller's X-Request-Id when it is safe to log, else a new UUID; it is in the server's log lines for this request.",
   "WWW-Authenticate": "The RFC 6750 Bearer challenge: realm, and error/error_description/scope when a token was sent.",
   "Retry-After": "Seconds to wait before sending the same request again.",
   RateLimit: "The IETF RateLimit field: the quota left in the current window and the seconds until it resets.",
@@ -30,12 +31,14 @@ interface ErrorResponseSpec {
  */
 export const errorResponses = {
   400: {
-    description: "The request is not a valid call: no body, not JSON, not a NewPlant, or not HTTP/1.1 at all (then the connection is closed).",
+    description:
+      "The request is not a valid call: no body, not JSON, not a NewPlant, or not HTTP/1.1 at all (then the connection is closed).",
     codes: ["BodyRequired", "UnsupportedContentType", "MalformedJson", "ValidationFailed", "MalformedRequest"],
     headers: [],
   },
   401: {
-    description: "No bearer token, or one that is malformed, expired, wrongly signed or for another issuer or audience.",
+    description:
+      "No bearer token, or one that is malformed, expired, wrongly signed or for another issuer or audience.",
     codes: ["MissingToken", "InvalidToken"],
     headers: ["WWW-Authenticate"],
   },
@@ -65,7 +68,8 @@ export const errorResponses = {
     headers: [],
   },
   429: {
-    description: "This token's subject sent more requests than the server allows per minute; retry after Retry-After seconds.",
+    description:
+      "This token's subject sent more requests than the server allows per minute; retry after Retry-After seconds.",
     codes: ["RateLimited"],
     headers: ["Retry-After", "RateLimit", "RateLimit-Policy"],
   },
@@ -80,7 +84,8 @@ export const errorResponses = {
     headers: [],
   },
   503: {
-    description: "The store or the identity provider cannot be reached in time, the server is over capacity, or it is shutting down; retry the same request after Retry-After seconds (the id makes it safe).",
+    description:
+      "The store or the identity provider cannot be reached in time, the server is over capacity, or it is shutting down; retry the same request after Retry-After seconds (the id makes it safe).",
     codes: ["StoreUnavailable", "ShuttingDown", "IdentityProviderUnavailable", "Overloaded"],
     headers: ["Retry-After"],
   },
@@ -98,9 +103,9 @@ function errorSchemaFor<S extends ErrorStatus>(status: S) {
   const { codes, description } = errorResponses[status];
   const [first, ...rest] = codes.map((name) => z.literal(ErrorCode[name]));
   // zod 3 has no union of one member; the static type is the status's code union either way.
-  const code = (first && rest.length > 0 ? z.union([first, ...rest] as [typeof first, typeof first]) : first) as unknown as z.ZodType<
-    ErrorCodeOf<S>
-  >;
+  const code = (first && rest.length > 0
+    ? z.union([first, ...rest] as [typeof first, typeof first])
+    : first) as unknown as z.ZodType<ErrorCodeOf<S>>;
   return ErrorSchema.extend({
     error: code.describe(`Numeric error code (${codes.join(", ")}): ${description}`),
   });

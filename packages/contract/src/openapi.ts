@@ -27,8 +27,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): oas3
     openapi: "3.1.0",
     info: {
       title: "Plant Store",
-      description:
-        "A sample plant store interface, used to demonstrate features of the OpenAPI 3.1 specification.",
+      description: "A sample plant store interface, used to demonstrate features of the OpenAPI 3.1 specification.",
       version: "1.0.0",
       license: { name: "MIT", identifier: "MIT" },
     },

@@ -55,7 +55,12 @@ export const NewPlantSchema = z
 /** The body of every failure response. */
 export const ErrorSchema = z
   .object({
-    error: z.number().int().min(INT32_MIN).max(INT32_MAX).openapi({ format: "int32", description: "Numeric error code" }),
+    error: z
+      .number()
+      .int()
+      .min(INT32_MIN)
+      .max(INT32_MAX)
+      .openapi({ format: "int32", description: "Numeric error code" }),
     message: z.string().describe("Text describing the error"),
   })
   .openapi({ ref: "Error", title: "Error" });

@@ -71,7 +71,10 @@ export function parseJsonBody(bytes: Uint8Array): { body: unknown } | { rejectio
     return { body: parseLosslessJson(text) };
   } catch (error) {
     return {
-      rejection: { error: ErrorCode.MalformedJson, message: `request body is not valid JSON: ${(error as Error).message}` },
+      rejection: {
+        error: ErrorCode.MalformedJson,
+        message: `request body is not valid JSON: ${(error as Error).message}`,
+      },
     };
   }
 }

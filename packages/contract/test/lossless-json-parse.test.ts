@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { parseLosslessJson } from "../src/lossless-json-parse.js";
 
 // The reference: lossless-json alone, as the API read bodies before JSON.parse served the common ones.
-const reference = (text: string) => parse(text, null, (literal) => (/^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal)));
+const reference = (text: string) =>
+  parse(text, null, (literal) => (/^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal)));
 
 /** A value written out with every type shown (bigint or number, -0, each object's prototype and own keys in order). */
 function canonical(value: unknown): string {
@@ -12,7 +13,9 @@ function canonical(value: unknown): string {
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   const prototype = Object.getPrototypeOf(value) === Object.prototype ? "" : "(not a plain object)";
-  const members = Object.keys(value).map((key) => `${JSON.stringify(key)}:${canonical(Object.getOwnPropertyDescriptor(value, key)?.value)}`);
+  const members = Object.keys(value).map(
+    (key) => `${JSON.stringify(key)}:${canonical(Object.getOwnPropertyDescriptor(value, key)?.value)}`,
+  );
   return `${prototype}{${members.join(",")}}`;
 }
 
@@ -39,8 +42,28 @@ function random(seed: number): () => number {
 }
 
 const ATOMS = [
-  "0", "-0", "7", "-12", "999999999999999", "-999999999999999", "9007199254740993", "1234567890123456", "1.5", "-0.0",
-  "1e3", "2E-2", "1.0", "true", "false", "null", '""', '"a:b"', '"q\\"uote:"', '"\\\\"', '"\\u0041\\ud800"', '"1e5"',
+  "0",
+  "-0",
+  "7",
+  "-12",
+  "999999999999999",
+  "-999999999999999",
+  "9007199254740993",
+  "1234567890123456",
+  "1.5",
+  "-0.0",
+  "1e3",
+  "2E-2",
+  "1.0",
+  "true",
+  "false",
+  "null",
+  '""',
+  '"a:b"',
+  '"q\\"uote:"',
+  '"\\\\"',
+  '"\\u0041\\ud800"',
+  '"1e5"',
   '"__proto__"',
 ];
 const KEYS = ['"id"', '"name"', '"tag"', '"a:b"', '"__proto__"', '"\\"k"', '"1"', '"constructor"'];
@@ -65,7 +88,11 @@ function mutate(text: string, next: () => number): string {
 
 describe("parseLosslessJson", () => {
   it("reads a NewPlant body with its id as a bigint", () => {
-    expect(parseLosslessJson('{"id":42,"name":"Monstera","tag":"tropical"}')).toStrictEqual({ id: 42n, name: "Monstera", tag: "tropical" });
+    expect(parseLosslessJson('{"id":42,"name":"Monstera","tag":"tropical"}')).toStrictEqual({
+      id: 42n,
+      name: "Monstera",
+      tag: "tropical",
+    });
   });
 
   it("keeps every int64 exact, fractions and exponents as numbers", () => {
@@ -81,7 +108,9 @@ describe("parseLosslessJson", () => {
   });
 
   it("refuses a repeated key with another value and accepts one repeated with the same value", () => {
-    expect(() => parseLosslessJson('{"name": "a", "name": "b"}')).toThrow("Duplicate key 'name' encountered at position 15");
+    expect(() => parseLosslessJson('{"name": "a", "name": "b"}')).toThrow(
+      "Duplicate key 'name' encountered at position 15",
+    );
     expect(parseLosslessJson('{"id": 1, "id": 1}')).toStrictEqual({ id: 1n });
   });
 
@@ -102,10 +131,40 @@ describe("parseLosslessJson", () => {
 
   it("reads edge cases exactly as lossless-json does", () => {
     const texts = [
-      "0", "-0", "12", "1e2", '"text"', "true", "null", "[]", "{}", " [ 1 , 2 ] ", '{"a":{}}', '{"a:b":"c:d","e":1}',
-      '{"s":"\\"}:1"}', '{"x":"\\\\","y":2}', '{"a":-}', '{"a":1,}', "[1,]", '{"a" 1}', "[1 2]", "\ufeff{}", '{"a":"\t"}',
-      '{"a":"\\u00"}', '"\\ud800"', '{"1":1,"0":0}', "9007199254740993", "-1234567890123456", "1234567890123456",
-      '{"n":1E400}', "[".repeat(100_000), `${"[".repeat(20_000)}${"]".repeat(20_000)}`, `${"[".repeat(40)}${"]".repeat(40)}`, '{"a":1}{"b":2}', "[,]", "tru",
+      "0",
+      "-0",
+      "12",
+      "1e2",
+      '"text"',
+      "true",
+      "null",
+      "[]",
+      "{}",
+      " [ 1 , 2 ] ",
+      '{"a":{}}',
+      '{"a:b":"c:d","e":1}',
+      '{"s":"\\"}:1"}',
+      '{"x":"\\\\","y":2}',
+      '{"a":-}',
+      '{"a":1,}',
+      "[1,]",
+      '{"a" 1}',
+      "[1 2]",
+      "\ufeff{}",
+      '{"a":"\t"}',
+      '{"a":"\\u00"}',
+      '"\\ud800"',
+      '{"1":1,"0":0}',
+      "9007199254740993",
+      "-1234567890123456",
+      "1234567890123456",
+      '{"n":1E400}',
+      "[".repeat(100_000),
+      `${"[".repeat(20_000)}${"]".repeat(20_000)}`,
+      `${"[".repeat(40)}${"]".repeat(40)}`,
+      '{"a":1}{"b":2}',
+      "[,]",
+      "tru",
     ];
     for (const text of texts) expectSameAsReference(text);
   });

@@ -7,9 +7,7 @@ import { buildOpenApiDocument } from "../src/openapi.js";
 const document = buildOpenApiDocument();
 /** Every key used anywhere in the document, for checks that no OpenAPI 3.0-only form slipped in. */
 const keysIn = (value: unknown): string[] =>
-  value && typeof value === "object"
-    ? Object.entries(value).flatMap(([key, child]) => [key, ...keysIn(child)])
-    : [];
+  value && typeof value === "object" ? Object.entries(value).flatMap(([key, child]) => [key, ...keysIn(child)]) : [];
 const createPlant = document.paths?.["/plants"]?.post;
 
 describe("the OpenAPI document generated from the contract", () => {
@@ -35,9 +33,10 @@ describe("the OpenAPI document generated from the contract", () => {
 
   it("is committed as openapi.json, so an API change shows in review (pnpm generate:openapi rewrites it)", () => {
     const committed = readFileSync(new URL("../openapi.json", import.meta.url), "utf8");
-    expect(committed, "openapi.json differs from the contract: run pnpm --filter @plant-store/contract generate:openapi").toBe(
-      `${JSON.stringify(document, null, 2)}\n`,
-    );
+    expect(
+      committed,
+      "openapi.json differs from the contract: run pnpm --filter @plant-store/contract generate:openapi",
+    ).toBe(`${JSON.stringify(document, null, 2)}\n`);
   });
 
   it("carries the spec's title, version 1.0.0 and MIT license", () => {
@@ -106,7 +105,8 @@ describe("the responses, rendered from the error-response table", () => {
     expect(Object.keys(responses)).toEqual(declared);
     for (const [status, response] of Object.entries(responses)) {
       expect(response.description, status).not.toMatch(/^\d+$/);
-      if (status !== "200") expect(response.description).toBe(errorResponses[Number(status) as ErrorStatus].description);
+      if (status !== "200")
+        expect(response.description).toBe(errorResponses[Number(status) as ErrorStatus].description);
     }
   });
 

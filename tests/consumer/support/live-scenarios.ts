@@ -25,8 +25,16 @@ export async function checkLiveScenarios(
     expect(result.created).toEqual({ status: 200, body: { name: "Monstera", tag: "tropical" } });
     expect(result.plant).toEqual({ name: "Fern" });
     expect(result.badRequest).toEqual({ status: 400, error: ErrorCode.ValidationFailed });
-    expect(result.denied).toEqual({ status: 401, body: { error: ErrorCode.InvalidToken, message: "token is malformed" } });
-    expect(result.deniedThrown).toEqual({ kind: "PlantStoreApiError", status: 401, code: "InvalidToken", message: "token is malformed" });
+    expect(result.denied).toEqual({
+      status: 401,
+      body: { error: ErrorCode.InvalidToken, message: "token is malformed" },
+    });
+    expect(result.deniedThrown).toEqual({
+      kind: "PlantStoreApiError",
+      status: 401,
+      code: "InvalidToken",
+      message: "token is malformed",
+    });
     expect(result.refresh).toEqual({ status: 200, tokenRequests: [false, true] });
     expect(result.conflict).toEqual({ status: 409, code: "PlantIdConflict" });
     expect(result.conflictThrown).toMatchObject({ kind: "PlantStoreApiError", status: 409, code: "PlantIdConflict" });

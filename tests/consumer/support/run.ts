@@ -17,7 +17,10 @@ export function run(
       args,
       { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? 180_000, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`${file} ${args.join(" ")} failed in ${options.cwd}: ${error.message}\n${stdout}\n${stderr}`));
+        if (error)
+          reject(
+            new Error(`${file} ${args.join(" ")} failed in ${options.cwd}: ${error.message}\n${stdout}\n${stderr}`),
+          );
         else resolve({ stdout, stderr });
       },
     );
@@ -39,7 +42,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function pnpmCommand(): { file: string; prefix: string[] } {
   const execPath = process.env.npm_execpath;
   if (execPath && /pnpm/i.test(execPath)) {
-    return /\.(c|m)?js$/.test(execPath) ? { file: process.execPath, prefix: [execPath] } : { file: execPath, prefix: [] };
+    return /\.(c|m)?js$/.test(execPath)
+      ? { file: process.execPath, prefix: [execPath] }
+      : { file: execPath, prefix: [] };
   }
   return { file: "pnpm", prefix: [] };
 }

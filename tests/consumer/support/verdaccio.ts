@@ -53,10 +53,14 @@ export async function startVerdaccio(folder: string): Promise<Registry> {
       "",
     ].join("\n"),
   );
-  const child: ChildProcess = spawn(process.execPath, [verdaccioBin, "--config", config, "--listen", `127.0.0.1:${port}`], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: process.env.PATH ?? "", HOME: folder },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [verdaccioBin, "--config", config, "--listen", `127.0.0.1:${port}`],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", HOME: folder },
+    },
+  );
   let output = "";
   child.stdout?.on("data", (chunk) => {
     output += chunk;
@@ -75,7 +79,10 @@ export async function startVerdaccio(folder: string): Promise<Registry> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`verdaccio exited at start:\n${output}`);
-      const ok = await fetch(`${url}-/ping`).then((res) => res.ok, () => false);
+      const ok = await fetch(`${url}-/ping`).then(
+        (res) => res.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 30 s:\n${output}`);
       // Polling a ping is the readiness check: with warn-level logs it prints nothing when it is up.

@@ -39,8 +39,13 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
 
   beforeAll(async () => {
     scratch = tempFolder("plant-store-browser-fakes-");
-    const tarballs = await Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)));
-    writeFileSync(join(scratch.path, "package.json"), JSON.stringify({ name: "front-end", private: true, type: "module" }));
+    const tarballs = await Promise.all(
+      ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
+    );
+    writeFileSync(
+      join(scratch.path, "package.json"),
+      JSON.stringify({ name: "front-end", private: true, type: "module" }),
+    );
     writeFileSync(join(scratch.path, "tsconfig.json"), JSON.stringify(TSCONFIG));
     await npmInstall(scratch.path, [...tarballs, "msw@^3.0.5"]);
     const src = join(scratch.path, "src");
@@ -48,7 +53,10 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
     copyFileSync(FETCH_FAKE_SCENARIO, join(src, "browser-fake-scenario.ts"));
     for (const file of ["fetch-fake-page.ts", "msw-page.ts"]) copyFileSync(fixture(file), join(src, file));
     await run(process.execPath, [tscPath, "-p", "."], { cwd: scratch.path });
-    bundles = { fetchPage: await bundlePage(scratch.path, "fetch-fake-page.ts"), mswPage: await bundlePage(scratch.path, "msw-page.ts") };
+    bundles = {
+      fetchPage: await bundlePage(scratch.path, "fetch-fake-page.ts"),
+      mswPage: await bundlePage(scratch.path, "msw-page.ts"),
+    };
     serviceWorker = join(scratch.path, "node_modules/msw/lib/mockServiceWorker.js");
     chromium = await launchChromium();
   }, 300_000);
@@ -59,15 +67,21 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
   });
 
   async function runPage(bundle: string, scripts: Record<string, string> = {}) {
-    const server = await startPageServer({ html: page("page.js"), modulePath: bundle, scripts: { "/page.js": bundle, ...scripts } });
+    const server = await startPageServer({
+      html: page("page.js"),
+      modulePath: bundle,
+      scripts: { "/page.js": bundle, ...scripts },
+    });
     const browserPage = await chromium.browser.newPage();
     const errors: string[] = [];
     browserPage.on("pageerror", (error) => errors.push(String(error)));
     try {
       await browserPage.goto(`${server.origin}/`);
-      await browserPage.waitForFunction(() => "scenario" in window, undefined, { timeout: 20_000 }).catch((error) => {
-        throw new Error(`the page did not finish: ${errors.join("; ") || error}`);
-      });
+      await browserPage
+        .waitForFunction(() => "scenario" in window, undefined, { timeout: 20_000 })
+        .catch((error) => {
+          throw new Error(`the page did not finish: ${errors.join("; ") || error}`);
+        });
       return await browserPage.evaluate(() => (window as unknown as { scenario: unknown }).scenario);
     } finally {
       await browserPage.close();
@@ -80,7 +94,9 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
   }, 60_000);
 
   it("a page using plantStoreHandlers in msw's service worker: the same answers", async () => {
-    expect(await runPage(bundles.mswPage, { "/mockServiceWorker.js": serviceWorker })).toEqual(expectedFetchFakeScenario);
+    expect(await runPage(bundles.mswPage, { "/mockServiceWorker.js": serviceWorker })).toEqual(
+      expectedFetchFakeScenario,
+    );
   }, 60_000);
 });
 

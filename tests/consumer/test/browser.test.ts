@@ -57,7 +57,10 @@ describe.skipIf(skipReason !== undefined)("the browser build in headless Chromiu
 
   it("a page on an origin in CORS_ORIGINS creates a plant on the server's other port, bigint id exact", async () => {
     expect(new URL(allowedPage.origin).port).not.toBe(new URL(server.baseUrl).port);
-    expect(await createFromPage(allowedPage.origin)).toEqual({ status: 200, body: { name: "Monstera", tag: "tropical" } });
+    expect(await createFromPage(allowedPage.origin)).toEqual({
+      status: 200,
+      body: { name: "Monstera", tag: "tropical" },
+    });
 
     // The plant is stored under exactly 2^53+1: that id now conflicts, 2^53 is still free.
     const node = createPlantStoreClient({ baseUrl: server.baseUrl, token: server.token });

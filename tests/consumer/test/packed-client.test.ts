@@ -12,7 +12,9 @@ let server: RunningServer;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-consumer-");
-  const tarballs = await Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)));
+  const tarballs = await Promise.all(
+    ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
+  );
   writeConsumerProject(scratch.path);
   await npmInstall(scratch.path, [...tarballs, "@types/node@^20.19.0"]);
   server = await startServer();
@@ -25,7 +27,9 @@ afterAll(async () => {
 
 describe("@plant-store/client installed from its packed tarball with npm", () => {
   it("installs with the contract as a versioned dependency, not workspace:", () => {
-    const manifest = JSON.parse(readFileSync(join(scratch.path, "node_modules/@plant-store/client/package.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(join(scratch.path, "node_modules/@plant-store/client/package.json"), "utf8"),
+    );
     expect(manifest.dependencies["@plant-store/contract"]).toMatch(/^\^\d+\.\d+\.\d+$/);
   });
 
@@ -38,27 +42,35 @@ describe("@plant-store/client installed from its packed tarball with npm", () =>
   it.each([
     ["ESM import", "dist/esm.mjs", 1000],
     ["CommonJS require", "dist/cjs.cjs", 2000],
-  ])("run by %s against the live server: 200, 400, 401 (and refresh), 409, a retried 503, a timeout", async (_how, entry, idBase) => {
-    await checkLiveScenarios(server, idBase, async (args) => {
-      const { stdout } = await run(process.execPath, [entry, ...args], { cwd: scratch.path, timeoutMs: 30_000 });
-      return stdout;
-    });
-  }, 60_000);
+  ])(
+    "run by %s against the live server: 200, 400, 401 (and refresh), 409, a retried 503, a timeout",
+    async (_how, entry, idBase) => {
+      await checkLiveScenarios(server, idBase, async (args) => {
+        const { stdout } = await run(process.execPath, [entry, ...args], { cwd: scratch.path, timeoutMs: 30_000 });
+        return stdout;
+      });
+    },
+    60_000,
+  );
 
   it.each([
     ["ESM import", "dist/fake-esm.mjs"],
     ["CommonJS require", "dist/fake-cjs.cjs"],
-  ])("@plant-store/client/testing by %s: the fake starts and the client drives it", async (_how, entry) => {
-    const { stdout } = await run(process.execPath, [entry], { cwd: scratch.path, timeoutMs: 30_000 });
-    const result = JSON.parse(stdout);
-    expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(result.created).toEqual({ name: "Fern" });
-    expect(result.afterLostConnection).toBe(200);
-    expect(result.conflict).toEqual({ status: 409, code: "PlantIdConflict" });
-    expect(result.plants).toEqual([
-      { id: "1", name: "Seeded" },
-      { id: "9007199254740993", name: "Fern" },
-      { id: "2", name: "Palm" },
-    ]);
-  }, 60_000);
+  ])(
+    "@plant-store/client/testing by %s: the fake starts and the client drives it",
+    async (_how, entry) => {
+      const { stdout } = await run(process.execPath, [entry], { cwd: scratch.path, timeoutMs: 30_000 });
+      const result = JSON.parse(stdout);
+      expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(result.created).toEqual({ name: "Fern" });
+      expect(result.afterLostConnection).toBe(200);
+      expect(result.conflict).toEqual({ status: 409, code: "PlantIdConflict" });
+      expect(result.plants).toEqual([
+        { id: "1", name: "Seeded" },
+        { id: "9007199254740993", name: "Fern" },
+        { id: "2", name: "Palm" },
+      ]);
+    },
+    60_000,
+  );
 });

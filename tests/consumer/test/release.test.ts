@@ -8,12 +8,18 @@ import { type RunningServer, startServer } from "../support/server-process.js";
 import { type Registry, startVerdaccio } from "../support/verdaccio.js";
 
 const PUBLISHED = ["@plant-store/contract", "@plant-store/client"];
-const repoRoot = execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: import.meta.dirname, encoding: "utf8" }).trim();
+const repoRoot = execFileSync("git", ["rev-parse", "--show-toplevel"], {
+  cwd: import.meta.dirname,
+  encoding: "utf8",
+}).trim();
 // Where dependencies come from: the registry pnpm uses here (pnpm_config_registry, a user config, or the default).
 // Only publishing goes to Verdaccio.
 const upstreamRegistry = (() => {
   const pnpm = pnpmCommand();
-  return execFileSync(pnpm.file, [...pnpm.prefix, "config", "get", "registry"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  return execFileSync(pnpm.file, [...pnpm.prefix, "config", "get", "registry"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  }).trim();
 })();
 
 let work: ReturnType<typeof tempFolder>;
@@ -54,7 +60,10 @@ beforeAll(async () => {
     TURBO_TELEMETRY_DISABLED: "1",
   };
 
-  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline"], { ...env, pnpm_config_registry: upstreamRegistry });
+  await pnpmInClone(["install", "--frozen-lockfile", "--prefer-offline"], {
+    ...env,
+    pnpm_config_registry: upstreamRegistry,
+  });
   // A changeset of the test's own, as a contributor would add, so there is always something to release;
   // while the initial 1.0.0 changeset is pending it folds into it.
   initialReleasePending = existsSync(join(clone, ".changeset/initial-release.md"));
@@ -112,7 +121,10 @@ describe("a release through changesets into a real registry", () => {
       const manifest = execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" });
       expect(manifest).not.toContain("workspace:");
     }
-    const client = (await registry.packument("@plant-store/client"))!.versions as Record<string, { dependencies: Record<string, string> }>;
+    const client = (await registry.packument("@plant-store/client"))!.versions as Record<
+      string,
+      { dependencies: Record<string, string> }
+    >;
     expect(client[releasedVersion]!.dependencies["@plant-store/contract"]).toBe(`^${releasedVersion}`);
   });
 
@@ -123,10 +135,17 @@ describe("a release through changesets into a real registry", () => {
   it("a scratch project installs @plant-store/client@<new version> from the registry and creates a plant on a live server", async () => {
     const project = join(work.path, "consumer");
     mkdirSync(project);
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "release-consumer", private: true, type: "module" }));
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "release-consumer", private: true, type: "module" }),
+    );
     writeFileSync(join(project, ".npmrc"), `@plant-store:registry=${registry.url}\n`);
-    await npmInstall(project, [`@plant-store/client@${releasedVersion}`], { npm_config_userconfig: join(work.path, "user.npmrc") });
-    const installed = JSON.parse(readFileSync(join(project, "node_modules/@plant-store/contract/package.json"), "utf8"));
+    await npmInstall(project, [`@plant-store/client@${releasedVersion}`], {
+      npm_config_userconfig: join(work.path, "user.npmrc"),
+    });
+    const installed = JSON.parse(
+      readFileSync(join(project, "node_modules/@plant-store/contract/package.json"), "utf8"),
+    );
     expect(installed.version).toBe(releasedVersion);
 
     writeFileSync(

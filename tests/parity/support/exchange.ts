@@ -22,11 +22,20 @@ export interface Observed {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Sends the exchange to `baseUrl` with `fetchFn` (the global fetch, or a fake's) and records what came back. */
-export async function send(baseUrl: string, token: string, exchange: Exchange, fetchFn: typeof fetch = fetch): Promise<Observed> {
+export async function send(
+  baseUrl: string,
+  token: string,
+  exchange: Exchange,
+  fetchFn: typeof fetch = fetch,
+): Promise<Observed> {
   const headers: Record<string, string> = { ...exchange.headers };
   if (exchange.auth) headers.authorization = `Bearer ${token}`;
   const body = exchange.body === undefined ? undefined : new Uint8Array(Buffer.from(exchange.body));
-  const response = await fetchFn(`${baseUrl}${exchange.path}`, { method: exchange.method, headers, ...(body && { body }) });
+  const response = await fetchFn(`${baseUrl}${exchange.path}`, {
+    method: exchange.method,
+    headers,
+    ...(body && { body }),
+  });
   const text = await response.text();
   const requestId = response.headers.get("x-request-id");
   let parsed: unknown = text;
@@ -41,7 +50,11 @@ export async function send(baseUrl: string, token: string, exchange: Exchange, f
     wwwAuthenticate: response.headers.get("www-authenticate"),
     retryAfter: response.headers.get("retry-after"),
     requestId:
-      requestId !== null && requestId === exchange.headers?.["x-request-id"] ? "echoed" : requestId && UUID.test(requestId) ? "generated" : requestId,
+      requestId !== null && requestId === exchange.headers?.["x-request-id"]
+        ? "echoed"
+        : requestId && UUID.test(requestId)
+          ? "generated"
+          : requestId,
     body: parsed,
   };
 }

@@ -152,7 +152,17 @@ export const scenarios: Scenario[] = [
       post(`{"id": ${id(9)}, "name": "Moss", "tag": ""}`),
       post(`{"id": ${id(9)}, "name": "Moss"}`),
     ],
-    expected: [ok, ok, { status: 409, error: ErrorCode.PlantIdConflict }, ok, { status: 409 }, { status: 409 }, ok, { status: 409 }, ok],
+    expected: [
+      ok,
+      ok,
+      { status: 409, error: ErrorCode.PlantIdConflict },
+      ok,
+      { status: 409 },
+      { status: 409 },
+      ok,
+      { status: 409 },
+      ok,
+    ],
   },
   {
     name: "concurrent creates of one id: identical ones all 200, different ones one 200 and the rest 409",
@@ -165,7 +175,9 @@ export const scenarios: Scenario[] = [
   {
     name: "ids are int64, kept exactly: the edges, 2^53+1 beside 2^53, and -0 as 0",
     steps: () => [
-      ...[INT64_MIN, INT64_MAX, -1n, 9007199254740993n, 9007199254740992n, 0n].map((id) => post(`{"id": ${id}, "name": "edge ${id}"}`)),
+      ...[INT64_MIN, INT64_MAX, -1n, 9007199254740993n, 9007199254740992n, 0n].map((id) =>
+        post(`{"id": ${id}, "name": "edge ${id}"}`),
+      ),
       ...[INT64_MIN, INT64_MAX, 9007199254740993n].map((id) => post(`{"id": ${id}, "name": "other"}`)),
       post('{"id": -0, "name": "edge 0"}'),
     ],

@@ -17,7 +17,6 @@ export interface Target {
 /** The msw major this test project resolves `msw` to: 3, or 2 in the project that aliases it to msw2. */
 export const mswMajor = process.env.PLANT_STORE_MSW === "2" ? 2 : 3;
 
-
 /** The body limit every target runs with, small enough for a 413 scenario to stay cheap. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -36,7 +35,14 @@ export async function startRealServer(): Promise<Target> {
 /** The client's HTTP fake, with the same body limit; it accepts any well-formed bearer token. */
 export async function startHttpFake(): Promise<Target> {
   const fake = await startFakePlantStore({ bodyLimitBytes: BODY_LIMIT_BYTES });
-  return { name: "the HTTP fake", baseUrl: fake.url, token: "any-token-will-do", fetch: globalFetch, during: direct, stop: () => fake.close() };
+  return {
+    name: "the HTTP fake",
+    baseUrl: fake.url,
+    token: "any-token-will-do",
+    fetch: globalFetch,
+    during: direct,
+    stop: () => fake.close(),
+  };
 }
 
 /** The client's fetch fake: no socket, the scenarios' requests go to its fetch function. */

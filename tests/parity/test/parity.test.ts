@@ -44,10 +44,13 @@ function summary(outcome: Outcome): Expected {
 }
 
 describe(`the fakes answer as the real server does (${mswMajor === 3 ? "HTTP, fetch, msw 3" : "msw 2"})`, () => {
-  it.each(scenarios.map((scenario, index) => [scenario.name, scenario, index] as const))("%s", async (_name, scenario, index) => {
-    const real = await play(server, scenario, index);
-    // The scenario says what the server does, so a scenario that stops testing anything fails here.
-    expect(real.map(summary)).toMatchObject(scenario.expected);
-    for (const fake of fakes) expect(await play(fake, scenario, index), `${fake.name} differs`).toEqual(real);
-  });
+  it.each(scenarios.map((scenario, index) => [scenario.name, scenario, index] as const))(
+    "%s",
+    async (_name, scenario, index) => {
+      const real = await play(server, scenario, index);
+      // The scenario says what the server does, so a scenario that stops testing anything fails here.
+      expect(real.map(summary)).toMatchObject(scenario.expected);
+      for (const fake of fakes) expect(await play(fake, scenario, index), `${fake.name} differs`).toEqual(real);
+    },
+  );
 });

@@ -13,7 +13,11 @@ export const COMPATIBILITY_DATE = "2026-07-30";
  * Bundles a Worker's entry in `projectDir` (resolved from its node_modules) into one ES module, as wrangler does,
  * with `conditions`; returns the bundle's path and the installed package files it took in.
  */
-export async function bundleWorker(projectDir: string, entry: string, conditions: string[]): Promise<{ file: string; packageFiles: string[] }> {
+export async function bundleWorker(
+  projectDir: string,
+  entry: string,
+  conditions: string[],
+): Promise<{ file: string; packageFiles: string[] }> {
   const file = join(projectDir, "dist", `${entry.replace(/\.ts$/, "")}-${conditions.join("-") || "default"}.js`);
   const { metafile } = await build({
     absWorkingDir: projectDir,
@@ -44,12 +48,20 @@ interface Miniflare {
  * Runs a bundled Worker in workerd with the pinned miniflare 4, which finds its modules by walking the bundle's
  * imports from `scriptPath` (nothing listed by hand), and fetches `/` from it once; then stops workerd.
  */
-export async function fetchFromWorker(runtimes: Runtimes, scriptPath: string): Promise<{ status: number; body: string }> {
+export async function fetchFromWorker(
+  runtimes: Runtimes,
+  scriptPath: string,
+): Promise<{ status: number; body: string }> {
   const { Miniflare } = createRequire(join(runtimes.folder, "package.json"))("miniflare") as {
     Miniflare: new (options: Record<string, unknown>) => Miniflare;
   };
   // Module names are paths relative to modulesRoot (by default the working directory), which workerd keeps below it.
-  const miniflare = new Miniflare({ modules: true, scriptPath, modulesRoot: dirname(scriptPath), compatibilityDate: COMPATIBILITY_DATE });
+  const miniflare = new Miniflare({
+    modules: true,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: COMPATIBILITY_DATE,
+  });
   try {
     await miniflare.ready;
     const response = await miniflare.dispatchFetch("http://worker.test/");

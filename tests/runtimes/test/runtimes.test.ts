@@ -1,6 +1,9 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expectedFetchFakeScenario, FETCH_FAKE_SCENARIO } from "@plant-store/consumer-tests/support/fetch-fake-scenario";
+import {
+  expectedFetchFakeScenario,
+  FETCH_FAKE_SCENARIO,
+} from "@plant-store/consumer-tests/support/fetch-fake-scenario";
 import { checkLiveScenarios, LIVE_SCENARIOS } from "@plant-store/consumer-tests/support/live-scenarios";
 import { cleanEnv, run } from "@plant-store/consumer-tests/support/run";
 import { npmInstall, pack, tempFolder } from "@plant-store/consumer-tests/support/scratch-project";
@@ -22,7 +25,10 @@ beforeAll(async () => {
     Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path))),
   ]);
   runtimes = installed;
-  writeFileSync(join(scratch.path, "package.json"), JSON.stringify({ name: "edge-consumer", private: true, type: "module" }));
+  writeFileSync(
+    join(scratch.path, "package.json"),
+    JSON.stringify({ name: "edge-consumer", private: true, type: "module" }),
+  );
   await npmInstall(scratch.path, tarballs);
   copyFileSync(FETCH_FAKE_SCENARIO, join(scratch.path, "browser-fake-scenario.ts"));
   copyFileSync(LIVE_SCENARIOS, join(scratch.path, "scenarios.ts"));
@@ -54,7 +60,8 @@ async function runIn(runtime: "deno" | "bun", entry: string, args: string[] = []
   return stdout;
 }
 
-const installed = (file: string) => expect.stringMatching(new RegExp(`/node_modules/@plant-store/client/${file.replace(".", "\\.")}$`));
+const installed = (file: string) =>
+  expect.stringMatching(new RegExp(`/node_modules/@plant-store/client/${file.replace(".", "\\.")}$`));
 
 describe("the packed client in Deno, Bun and workerd, each from the npm registry at a pinned version", () => {
   it("runs the pinned releases", () => {
@@ -98,7 +105,9 @@ describe("the packed client in Deno, Bun and workerd, each from the npm registry
   ] as const)(
     "%s against the live server over HTTP: 200, 400, 401 (and refresh), 409, a retried 503, a timeout",
     async (runtime, idBase) => {
-      const result = await checkLiveScenarios(server, idBase, (args) => runIn(runtime, "live-scenarios-entry.ts", args));
+      const result = await checkLiveScenarios(server, idBase, (args) =>
+        runIn(runtime, "live-scenarios-entry.ts", args),
+      );
       expect(result.resolved).toEqual(installed("dist/index.js"));
     },
     60_000,

@@ -15,7 +15,9 @@ let scratch: ReturnType<typeof tempFolder>;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-typescript-");
-  const tarballs = await Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)));
+  const tarballs = await Promise.all(
+    ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
+  );
   writeConsumerProject(scratch.path);
   for (const file of ["wrong-narrowing.mts", "wrong-narrowing.cts"]) {
     copyFileSync(new URL(`../fixtures/${file}`, import.meta.url), join(scratch.path, "src", file));
@@ -30,9 +32,14 @@ afterAll(() => scratch?.remove());
 function tsc(version: string, args: string[]): Promise<{ code: number; stdout: string }> {
   const bin = join(scratch.path, "node_modules", `typescript-${version}`, "bin", "tsc");
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: scratch.path, env: cleanEnv(), timeout: 120_000 }, (error, stdout) => {
-      resolve({ code: error ? Number(error.code ?? -1) : 0, stdout });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: scratch.path, env: cleanEnv(), timeout: 120_000 },
+      (error, stdout) => {
+        resolve({ code: error ? Number(error.code ?? -1) : 0, stdout });
+      },
+    );
   });
 }
 
@@ -41,7 +48,16 @@ describe("a strict TypeScript consumer of the packed client (ESM and CommonJS, s
     "TypeScript %s compiles it, and refuses only the wrong narrowing, with TS2322",
     async (version) => {
       expect((await tsc(version, ["--version"])).stdout.trim()).toBe(`Version ${version}`);
-      const { code, stdout } = await tsc(version, ["-p", ".", "--noEmit", "--strict", "--skipLibCheck", "false", "--pretty", "false"]);
+      const { code, stdout } = await tsc(version, [
+        "-p",
+        ".",
+        "--noEmit",
+        "--strict",
+        "--skipLibCheck",
+        "false",
+        "--pretty",
+        "false",
+      ]);
       expect(code).not.toBe(0);
       // Every diagnostic there is: none from the consumer code, the client's declarations or its dependencies'.
       expect(stdout.trim().split("\n").sort()).toEqual([

@@ -7,7 +7,8 @@ interface Declaration {
   readonly lines: readonly string[];
 }
 
-const DECLARATION = /^(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(const|let|var|function|type|interface|class|enum|namespace)\s+([\w$]+)/;
+const DECLARATION =
+  /^(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(const|let|var|function|type|interface|class|enum|namespace)\s+([\w$]+)/;
 // A member a caller may leave out: `name?: T`, `readonly name?: T`, `"quoted-name"?: T`, or an optional method.
 const OPTIONAL_MEMBER = /^(?:readonly\s+)?(?:[\w$]+|"[^"]*"|'[^']*')\?(?::|\()/;
 
@@ -59,7 +60,8 @@ export function diffApiReports(released: string, current: string, subject: strin
   const before = declarations(released);
   const after = declarations(current);
   const changes: Change[] = [];
-  const breaking = (text: string) => changes.push({ impact: "breaking for existing clients", text: `${subject}: ${text}` });
+  const breaking = (text: string) =>
+    changes.push({ impact: "breaking for existing clients", text: `${subject}: ${text}` });
   const compatible = (text: string) => changes.push({ impact: "compatible", text: `${subject}: ${text}` });
   for (const [name, old] of before) {
     const now = after.get(name);
@@ -70,11 +72,16 @@ export function diffApiReports(released: string, current: string, subject: strin
     const removed = missingFrom(old.lines, now.lines);
     const added = missingFrom(now.lines, old.lines);
     if (removed.length > 0) {
-      breaking(`${old.kind} \`${name}\` changed: ${quote(removed[0] as string)}${added.length > 0 ? ` became ${quote(added[0] as string)}` : " removed"}`);
+      breaking(
+        `${old.kind} \`${name}\` changed: ${quote(removed[0] as string)}${added.length > 0 ? ` became ${quote(added[0] as string)}` : " removed"}`,
+      );
     } else if (added.length > 0) {
       const required = old.kind === "const" ? [] : added.filter((line) => !OPTIONAL_MEMBER.test(line));
       if (required.length > 0) breaking(`${old.kind} \`${name}\` gained ${quote(required[0] as string)}`);
-      else compatible(`${old.kind} \`${name}\` gained ${added.length === 1 ? quote(added[0] as string) : `${added.length} members`}`);
+      else
+        compatible(
+          `${old.kind} \`${name}\` gained ${added.length === 1 ? quote(added[0] as string) : `${added.length} members`}`,
+        );
     }
   }
   for (const [name, now] of after) {

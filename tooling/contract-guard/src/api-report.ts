@@ -40,7 +40,11 @@ export async function apiEntries(repositoryRoot: string, packageFolder: string):
       if (condition !== "types" || !target.endsWith(".d.ts")) return;
       const declarationFile = target.replace(/^\.\//, "");
       if (entries.has(declarationFile)) return;
-      const base = declarationFile.split("/").at(-1)?.replace(/\.d\.ts$/, "") ?? declarationFile;
+      const base =
+        declarationFile
+          .split("/")
+          .at(-1)
+          ?.replace(/\.d\.ts$/, "") ?? declarationFile;
       entries.set(declarationFile, {
         packageName: manifest.name,
         packageFolder,
@@ -72,7 +76,13 @@ export async function generateApiReport(repositoryRoot: string, entry: ApiEntry)
         mainEntryPointFilePath: declarationFile,
         compiler: {
           overrideTsconfig: {
-            compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: true },
+            compilerOptions: {
+              strict: true,
+              module: "nodenext",
+              moduleResolution: "nodenext",
+              target: "es2022",
+              skipLibCheck: true,
+            },
             include: [declarationFile],
           },
         },
@@ -95,7 +105,9 @@ export async function generateApiReport(repositoryRoot: string, entry: ApiEntry)
       },
     });
     if (!result.succeeded || problems.length > 0) {
-      throw new Error(`API Extractor could not report ${entry.packageName} ${entry.importPath} (${entry.declarationFile}): ${problems[0] ?? "failed"}`);
+      throw new Error(
+        `API Extractor could not report ${entry.packageName} ${entry.importPath} (${entry.declarationFile}): ${problems[0] ?? "failed"}`,
+      );
     }
     return await readFile(join(out, `${reportName}.api.md`), "utf8");
   } finally {

@@ -1,7 +1,14 @@
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { diffApiReports } from "./api-diff.js";
-import { API_PACKAGES, API_REPORT_COMMAND, apiEntries, generateApiReport, RELEASED_FOLDER, REPORT_FOLDER } from "./api-report.js";
+import {
+  API_PACKAGES,
+  API_REPORT_COMMAND,
+  apiEntries,
+  generateApiReport,
+  RELEASED_FOLDER,
+  REPORT_FOLDER,
+} from "./api-report.js";
 import type { Change } from "./change.js";
 import { generatedDocument, REGENERATE_COMMAND } from "./generated-document.js";
 import { deepEqual } from "./json-document.js";
@@ -72,7 +79,9 @@ function staleApiReport(stale: ApiReport[]): { ok: false; lines: string[] } {
   const lines = ["The packages' builds export a TypeScript API their committed reports do not show yet:"];
   for (const report of stale) {
     if (report.committed === undefined) lines.push(`  ${report.path}: missing`);
-    else for (const change of diffApiReports(report.committed, report.generated, report.subject)) lines.push(`  ${change.impact}: ${change.text}`);
+    else
+      for (const change of diffApiReports(report.committed, report.generated, report.subject))
+        lines.push(`  ${change.impact}: ${change.text}`);
   }
   lines.push(
     `contract:check failed: ${stale.map((report) => report.path).join(", ")} ${stale.length === 1 ? "is" : "are"} stale (not what the build exports now). Regenerate with \`${API_REPORT_COMMAND}\`, commit, and run \`pnpm contract:check\` again.`,
@@ -81,7 +90,10 @@ function staleApiReport(stale: ApiReport[]): { ok: false; lines: string[] } {
 }
 
 /** The TypeScript API's changes since the last release, and whether the pending changesets release each package as they must. */
-function judgeApiReports(reports: ApiReport[], planned: Readonly<Record<string, PlannedRelease>>): { ok: boolean; lines: string[] } {
+function judgeApiReports(
+  reports: ApiReport[],
+  planned: Readonly<Record<string, PlannedRelease>>,
+): { ok: boolean; lines: string[] } {
   const byPackage = new Map<string, Change[]>();
   for (const report of reports) {
     // A report with no released counterpart is a new entry point: everything in it is new.
@@ -91,7 +103,8 @@ function judgeApiReports(reports: ApiReport[], planned: Readonly<Record<string, 
   let ok = true;
   const lines: string[] = [];
   for (const [packageName, changes] of byPackage) {
-    if (changes.length > 0) lines.push(`Changes to the TypeScript API of ${packageName} since the last release (${RELEASED_FOLDER}/):`);
+    if (changes.length > 0)
+      lines.push(`Changes to the TypeScript API of ${packageName} since the last release (${RELEASED_FOLDER}/):`);
     for (const change of changes) lines.push(`  ${change.impact}: ${change.text}`);
     const verdict = judgeApiRelease(packageName, changes, planned);
     ok &&= verdict.ok;
@@ -116,7 +129,10 @@ export async function writeApiReports(repositoryRoot: string): Promise<string[]>
 
 // Checking, not regenerating: the committed file is what reviewers see and what the package ships, so a check
 // that rewrote it would pass a commit whose document is still stale.
-function staleReport(committed: Record<string, unknown>, generated: Record<string, unknown>): { ok: false; lines: string[] } {
+function staleReport(
+  committed: Record<string, unknown>,
+  generated: Record<string, unknown>,
+): { ok: false; lines: string[] } {
   const unseen = diffOpenApi(committed, generated);
   const lines = unseen.length > 0 ? [`The contract generates changes that ${CURRENT_DOCUMENT} does not show yet:`] : [];
   for (const change of unseen) lines.push(`  ${change.impact}: ${change.text}`);
@@ -132,7 +148,10 @@ export async function releaseBaseline(repositoryRoot: string): Promise<void> {
   for (const folder of API_PACKAGES) {
     for (const entry of await apiEntries(repositoryRoot, folder).catch(() => [])) {
       await mkdir(join(repositoryRoot, folder, RELEASED_FOLDER), { recursive: true });
-      await copyFile(join(repositoryRoot, folder, REPORT_FOLDER, entry.reportFile), join(repositoryRoot, folder, RELEASED_FOLDER, entry.reportFile));
+      await copyFile(
+        join(repositoryRoot, folder, REPORT_FOLDER, entry.reportFile),
+        join(repositoryRoot, folder, RELEASED_FOLDER, entry.reportFile),
+      );
     }
   }
 }

@@ -19,11 +19,17 @@ if (command === "check") {
   if (releases.length === 0) {
     console.log("version-packages: no pending changesets, nothing to version.");
   } else {
-    execFileSync(join(repositoryRoot, "node_modules/.bin/changeset"), ["version"], { cwd: repositoryRoot, stdio: "inherit" });
+    execFileSync(join(repositoryRoot, "node_modules/.bin/changeset"), ["version"], {
+      cwd: repositoryRoot,
+      stdio: "inherit",
+    });
     await releaseBaseline(repositoryRoot);
     console.log(`${RELEASED_DOCUMENT} and the packages' api/ reports are now those of this release.`);
     // The lockfile follows the new versions. npm_execpath is the pnpm running this script.
-    execFileSync(process.env.npm_execpath ?? "pnpm", ["install", "--lockfile-only"], { cwd: repositoryRoot, stdio: "inherit" });
+    execFileSync(process.env.npm_execpath ?? "pnpm", ["install", "--lockfile-only"], {
+      cwd: repositoryRoot,
+      stdio: "inherit",
+    });
   }
 } else if (command === "api-report") {
   for (const path of await writeApiReports(repositoryRoot)) console.log(`wrote ${path}`);

@@ -19,6 +19,8 @@ export async function generatedDocument(repositoryRoot: string): Promise<JsonObj
   } catch {
     throw new Error(`${GENERATOR} is missing: build the contract first (pnpm contract:check does).`);
   }
-  const { buildOpenApiDocument } = (await import(pathToFileURL(generator).href)) as { buildOpenApiDocument: () => unknown };
+  const { buildOpenApiDocument } = (await import(pathToFileURL(generator).href)) as {
+    buildOpenApiDocument: () => unknown;
+  };
   return JSON.parse(JSON.stringify(buildOpenApiDocument())) as JsonObject;
 }

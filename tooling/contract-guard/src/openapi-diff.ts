@@ -25,14 +25,18 @@ export function diffOpenApi(before: JsonObject, after: JsonObject): Change[] {
     (key) => ![...DESCRIPTIVE, "paths", "components", "security"].includes(key) && !deepEqual(before[key], after[key]),
   );
   if (others.length > 0) {
-    report("breaking for existing clients", `${others.join(", ")} changed; this guard does not classify it, so it counts as breaking`);
+    report(
+      "breaking for existing clients",
+      `${others.join(", ")} changed; this guard does not classify it, so it counts as breaking`,
+    );
   }
 
   const operationsBefore = operationsOf(before);
   const operationsAfter = operationsOf(after);
   for (const [name, operation] of operationsBefore) {
     const next = operationsAfter.get(name);
-    if (next) changes.push(...diffOperations(name, { document: before, operation }, { document: after, operation: next }));
+    if (next)
+      changes.push(...diffOperations(name, { document: before, operation }, { document: after, operation: next }));
     else report("breaking for existing clients", `${name} removed`);
   }
   for (const name of operationsAfter.keys()) {
@@ -89,19 +93,29 @@ function diffOperations(name: string, before: Side, after: Side): Change[] {
   for (const key of ["summary", "description", "tags", "externalDocs"]) {
     if (!deepEqual(a[key], b[key])) report("compatible", `${key} changed`);
   }
-  if (!deepEqual(a.deprecated, b.deprecated)) report("compatible", b.deprecated ? "now deprecated" : "no longer deprecated");
+  if (!deepEqual(a.deprecated, b.deprecated))
+    report("compatible", b.deprecated ? "now deprecated" : "no longer deprecated");
   if (a.operationId !== b.operationId) {
-    report("breaking for existing clients", `operationId changed from ${a.operationId} to ${b.operationId} (generated clients name methods after it)`);
+    report(
+      "breaking for existing clients",
+      `operationId changed from ${a.operationId} to ${b.operationId} (generated clients name methods after it)`,
+    );
   }
   if (!deepEqual(a.security, b.security)) {
     const open = arrayAt(b.security).length === 0;
-    report(open ? "compatible" : "breaking for existing clients", open ? "no longer requires authentication" : "security requirements changed");
+    report(
+      open ? "compatible" : "breaking for existing clients",
+      open ? "no longer requires authentication" : "security requirements changed",
+    );
   }
   const unclassified = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter(
     (key) => !OPERATION_KEYS.has(key) && !deepEqual(a[key], b[key]),
   );
   if (unclassified.length > 0) {
-    report("breaking for existing clients", `${unclassified.join(", ")} changed; this guard does not classify it, so it counts as breaking`);
+    report(
+      "breaking for existing clients",
+      `${unclassified.join(", ")} changed; this guard does not classify it, so it counts as breaking`,
+    );
   }
 
   changes.push(...diffParameters(name, before, after));
@@ -124,7 +138,10 @@ function diffParameters(name: string, before: Side, after: Side): Change[] {
   for (const [key, parameter] of from) {
     const next = to.get(key);
     if (!next) {
-      changes.push({ impact: "breaking for the server", text: `${name}: ${key} removed, which clients of the last release still send` });
+      changes.push({
+        impact: "breaking for the server",
+        text: `${name}: ${key} removed, which clients of the last release still send`,
+      });
       continue;
     }
     if (Boolean(parameter.required) !== Boolean(next.required)) {
@@ -134,7 +151,13 @@ function diffParameters(name: string, before: Side, after: Side): Change[] {
       });
     }
     const place: SchemaPlace = { where: `${name} ${key}`, root: "its value", direction: "request", errorCodes: false };
-    changes.push(...diffSchemas(place, { document: before.document, schema: parameter.schema }, { document: after.document, schema: next.schema }));
+    changes.push(
+      ...diffSchemas(
+        place,
+        { document: before.document, schema: parameter.schema },
+        { document: after.document, schema: next.schema },
+      ),
+    );
   }
   for (const [key, parameter] of to) {
     if (from.has(key)) continue;
@@ -153,7 +176,13 @@ function diffRequestBodies(name: string, before: Side, after: Side): Change[] {
   const had = "content" in a;
   const has = "content" in b;
   if (!had && !has) return [];
-  if (!has) return [{ impact: "breaking for the server", text: `${name}: request body removed, which clients of the last release still send` }];
+  if (!has)
+    return [
+      {
+        impact: "breaking for the server",
+        text: `${name}: request body removed, which clients of the last release still send`,
+      },
+    ];
   if (!had) {
     return [
       b.required
@@ -168,9 +197,16 @@ function diffRequestBodies(name: string, before: Side, after: Side): Change[] {
       text: `${name}: request body is now ${b.required ? "required" : "optional"}`,
     });
   }
-  if (a.description !== b.description) changes.push({ impact: "compatible", text: `${name}: request body description changed` });
+  if (a.description !== b.description)
+    changes.push({ impact: "compatible", text: `${name}: request body description changed` });
   changes.push(
-    ...diffContent(`${name} request body`, "request", false, { document: before.document, content: a.content }, { document: after.document, content: b.content }),
+    ...diffContent(
+      `${name} request body`,
+      "request",
+      false,
+      { document: before.document, content: a.content },
+      { document: after.document, content: b.content },
+    ),
   );
   return changes;
 }
@@ -180,7 +216,8 @@ function diffResponses(name: string, before: Side, after: Side): Change[] {
   const from = objectAt(before.operation.responses);
   const to = objectAt(after.operation.responses);
   for (const status of Object.keys(from)) {
-    if (!(status in to)) changes.push({ impact: "breaking for existing clients", text: `${name}: no longer answers ${status}` });
+    if (!(status in to))
+      changes.push({ impact: "breaking for existing clients", text: `${name}: no longer answers ${status}` });
   }
   for (const status of Object.keys(to)) {
     if (!(status in from)) {
@@ -191,10 +228,22 @@ function diffResponses(name: string, before: Side, after: Side): Change[] {
     const a = dereference(before.document, from[status]);
     const b = dereference(after.document, to[status]);
     if (a.description !== b.description) changes.push({ impact: "compatible", text: `${where}: description changed` });
-    changes.push(...diffHeaders(where, { document: before.document, headers: a.headers }, { document: after.document, headers: b.headers }));
+    changes.push(
+      ...diffHeaders(
+        where,
+        { document: before.document, headers: a.headers },
+        { document: after.document, headers: b.headers },
+      ),
+    );
     const errorCodes = status === "default" || /^[45]/.test(status);
     changes.push(
-      ...diffContent(where, "response", errorCodes, { document: before.document, content: a.content }, { document: after.document, content: b.content }),
+      ...diffContent(
+        where,
+        "response",
+        errorCodes,
+        { document: before.document, content: a.content },
+        { document: after.document, content: b.content },
+      ),
     );
   }
   return changes;
@@ -209,7 +258,8 @@ function diffHeaders(
   const from = objectAt(before.headers);
   const to = objectAt(after.headers);
   for (const header of Object.keys(from)) {
-    if (!(header in to)) changes.push({ impact: "breaking for existing clients", text: `${where}: header ${header} removed` });
+    if (!(header in to))
+      changes.push({ impact: "breaking for existing clients", text: `${where}: header ${header} removed` });
   }
   for (const header of Object.keys(to)) {
     if (!(header in from)) {
@@ -218,15 +268,27 @@ function diffHeaders(
     }
     const a = dereference(before.document, from[header]);
     const b = dereference(after.document, to[header]);
-    if (a.description !== b.description) changes.push({ impact: "compatible", text: `${where}: description of header ${header} changed` });
+    if (a.description !== b.description)
+      changes.push({ impact: "compatible", text: `${where}: description of header ${header} changed` });
     if (Boolean(a.required) !== Boolean(b.required)) {
       changes.push({
         impact: b.required ? "compatible" : "breaking for existing clients",
         text: `${where}: header ${header} is now ${b.required ? "always sent" : "optional"}`,
       });
     }
-    const place: SchemaPlace = { where: `${where} header ${header}`, root: "its value", direction: "response", errorCodes: false };
-    changes.push(...diffSchemas(place, { document: before.document, schema: a.schema }, { document: after.document, schema: b.schema }));
+    const place: SchemaPlace = {
+      where: `${where} header ${header}`,
+      root: "its value",
+      direction: "response",
+      errorCodes: false,
+    };
+    changes.push(
+      ...diffSchemas(
+        place,
+        { document: before.document, schema: a.schema },
+        { document: after.document, schema: b.schema },
+      ),
+    );
   }
   return changes;
 }
@@ -243,12 +305,18 @@ function diffContent(
   const to = objectAt(after.content);
   for (const type of Object.keys(from)) {
     if (!(type in to)) {
-      changes.push({ impact: "breaking for existing clients", text: `${where}: ${direction === "request" ? "no longer accepts" : "no longer sends"} ${type}` });
+      changes.push({
+        impact: "breaking for existing clients",
+        text: `${where}: ${direction === "request" ? "no longer accepts" : "no longer sends"} ${type}`,
+      });
     }
   }
   for (const type of Object.keys(to)) {
     if (!(type in from)) {
-      changes.push({ impact: "compatible", text: `${where}: ${direction === "request" ? "now also accepts" : "may now send"} ${type}` });
+      changes.push({
+        impact: "compatible",
+        text: `${where}: ${direction === "request" ? "now also accepts" : "may now send"} ${type}`,
+      });
       continue;
     }
     const place: SchemaPlace = {

@@ -32,7 +32,10 @@ export function judgeRelease(changes: readonly Change[], planned: Readonly<Recor
         reason: `${count(breaking, "breaking change")} pending without a major changeset for ${notMajor.join(" and ")}; the plan releases ${releases}. Add one with \`pnpm changeset\`.`,
       };
     }
-    return { ok: true, reason: `${count(breaking, "breaking change")} released as major by the pending changesets: ${releases}.` };
+    return {
+      ok: true,
+      reason: `${count(breaking, "breaking change")} released as major by the pending changesets: ${releases}.`,
+    };
   }
   if ((planned[CONTRACT_PACKAGES[0]] ?? "none") === "none") {
     return {
@@ -40,16 +43,24 @@ export function judgeRelease(changes: readonly Change[], planned: Readonly<Recor
       reason: `The OpenAPI document changed (${count(changes.length, "compatible change")}) with no changeset for ${CONTRACT_PACKAGES[0]}. Add one with \`pnpm changeset\`.`,
     };
   }
-  return { ok: true, reason: `${count(changes.length, "compatible change")} released by the pending changesets: ${releases}.` };
+  return {
+    ok: true,
+    reason: `${count(changes.length, "compatible change")} released by the pending changesets: ${releases}.`,
+  };
 }
 
 /**
  * Whether the pending changesets release a package's TypeScript API changes as they must: a breaking change
  * needs a major release of that package, any change a changeset for it.
  */
-export function judgeApiRelease(packageName: string, changes: readonly Change[], planned: Readonly<Record<string, PlannedRelease>>): Verdict {
+export function judgeApiRelease(
+  packageName: string,
+  changes: readonly Change[],
+  planned: Readonly<Record<string, PlannedRelease>>,
+): Verdict {
   const release = `${packageName} (${planned[packageName] ?? "none"})`;
-  if (changes.length === 0) return { ok: true, reason: `The TypeScript API of ${packageName} is unchanged since the last release.` };
+  if (changes.length === 0)
+    return { ok: true, reason: `The TypeScript API of ${packageName} is unchanged since the last release.` };
   const breaking = changes.filter(isBreaking).length;
   if (breaking > 0 && planned[packageName] !== "major") {
     return {

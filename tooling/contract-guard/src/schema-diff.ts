@@ -87,11 +87,14 @@ export function diffSchemas(
     const from = valuesOf(a);
     const to = valuesOf(b);
     if (deepEqual(from, to)) {
-      if (!deepEqual(a["x-enum-varnames"], b["x-enum-varnames"])) report("compatible", `names of the values of ${name} changed`);
+      if (!deepEqual(a["x-enum-varnames"], b["x-enum-varnames"]))
+        report("compatible", `names of the values of ${name} changed`);
       return;
     }
     if (!from || !to) {
-      const text = to ? `${name} is now limited to ${labels(b, to)}` : `${name} is no longer limited to a list of values`;
+      const text = to
+        ? `${name} is now limited to ${labels(b, to)}`
+        : `${name} is no longer limited to a list of values`;
       // An error code list is open: a client must already cope with codes it does not know.
       if (place.errorCodes) report("compatible", text);
       else bounded(to !== undefined, text);
@@ -114,8 +117,7 @@ export function diffSchemas(
       const to = b[key];
       if (from === to) continue;
       const upper = UPPER_BOUNDS.includes(key);
-      const narrowed =
-        typeof to === "number" && (typeof from !== "number" || (upper ? to < from : to > from));
+      const narrowed = typeof to === "number" && (typeof from !== "number" || (upper ? to < from : to > from));
       bounded(narrowed, `${key} of ${name} changed from ${from ?? "none"} to ${to ?? "none"}`);
     }
     for (const key of ["pattern", "format"]) {
@@ -136,7 +138,10 @@ export function diffSchemas(
     for (const property of Object.keys(from)) {
       if (property in to) continue;
       if (place.direction === "request") {
-        report("breaking for the server", `field \`${path(property)}\` removed, which clients of the last release still send`);
+        report(
+          "breaking for the server",
+          `field \`${path(property)}\` removed, which clients of the last release still send`,
+        );
       } else {
         report("breaking for existing clients", `field \`${path(property)}\` removed`);
       }

@@ -19,7 +19,11 @@ export declare const ErrorCode: {
  * The scratch repository above with a client that exports RELEASED_DECLARATIONS: its report generated and made the
  * released one, then the declarations edited and the committed report regenerated, as a contributor would.
  */
-async function apiRepository(options: { edit: (declarations: string) => string; changesets?: string[]; regenerate?: boolean }) {
+async function apiRepository(options: {
+  edit: (declarations: string) => string;
+  changesets?: string[];
+  regenerate?: boolean;
+}) {
   const root = await repository({ changesets: options.changesets ?? [] });
   const client = join(root, "packages/client");
   const manifest = JSON.parse(await readFile(join(client, "package.json"), "utf8"));
@@ -68,7 +72,10 @@ describe("pnpm contract:check on the packages' TypeScript API", () => {
 
   for (const [kind, { edit, line }] of Object.entries(breakingEdits)) {
     it(`fails on ${kind} released as minor, and passes once a major changeset is pending`, async () => {
-      const root = await apiRepository({ edit, changesets: [changeset({ "@plant-store/client": "minor" }, "A change.")] });
+      const root = await apiRepository({
+        edit,
+        changesets: [changeset({ "@plant-store/client": "minor" }, "A change.")],
+      });
       const minor = await check(root);
       expect(minor.exitCode).toBe(1);
       expect(minor.lines).toContain(line);
@@ -76,7 +83,10 @@ describe("pnpm contract:check on the packages' TypeScript API", () => {
         "contract:check failed: 1 breaking change to the TypeScript API of @plant-store/client pending without a major changeset for it; the plan releases @plant-store/client (minor). Add one with `pnpm changeset`.",
       );
 
-      await writeFile(join(root, ".changeset/change-1.md"), changeset({ "@plant-store/client": "major" }, "The same change, as major."));
+      await writeFile(
+        join(root, ".changeset/change-1.md"),
+        changeset({ "@plant-store/client": "major" }, "The same change, as major."),
+      );
       const major = await check(root);
       expect(major.exitCode).toBe(0);
       expect(major.lines).toContain(line);
@@ -88,7 +98,8 @@ describe("pnpm contract:check on the packages' TypeScript API", () => {
 
   it("passes a new export or a new optional field with a minor changeset, and fails them with none", async () => {
     const edit = (d: string) =>
-      d.replace("tag?: string;", "tag?: string;\n    potSize?: number;") + "export declare function plantCount(): Promise<number>;\n";
+      d.replace("tag?: string;", "tag?: string;\n    potSize?: number;") +
+      "export declare function plantCount(): Promise<number>;\n";
     const root = await apiRepository({ edit });
     const none = await check(root);
     expect(none.exitCode).toBe(1);

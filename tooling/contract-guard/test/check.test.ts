@@ -90,7 +90,15 @@ describe("pnpm contract:check", () => {
     const contract = join(root, "packages/contract");
     await rm(contract, { recursive: true });
     await mkdir(contract, { recursive: true });
-    for (const file of ["src", "scripts", "package.json", "tsup.config.ts", "tsconfig.json", "openapi.json", "openapi.released.json"]) {
+    for (const file of [
+      "src",
+      "scripts",
+      "package.json",
+      "tsup.config.ts",
+      "tsconfig.json",
+      "openapi.json",
+      "openapi.released.json",
+    ]) {
       await cp(join(realContract, file), join(contract, file), { recursive: true });
     }
     await cp(join(realContract, "../../tsconfig.base.json"), join(root, "tsconfig.base.json"));
@@ -102,33 +110,49 @@ describe("pnpm contract:check", () => {
     await writeFile(join(contract, "package.json"), JSON.stringify(manifest));
     await symlink(join(realContract, "node_modules"), join(contract, "node_modules"));
     const build = () =>
-      run(join(contract, "node_modules/.bin/tsup"), ["src/openapi.ts", "--no-config", "--format", "esm", "--target", "es2022"], { cwd: contract });
+      run(
+        join(contract, "node_modules/.bin/tsup"),
+        ["src/openapi.ts", "--no-config", "--format", "esm", "--target", "es2022"],
+        { cwd: contract },
+      );
     await build();
     expect((await check(root)).exitCode).toBe(0);
 
     const schemas = join(contract, "src/schemas.ts");
     const source = await readFile(schemas, "utf8");
-    await writeFile(schemas, source.replace("    ...PlantSchema.shape,\n", "    ...PlantSchema.shape,\n    potSize: z.number().int(),\n"));
+    await writeFile(
+      schemas,
+      source.replace("    ...PlantSchema.shape,\n", "    ...PlantSchema.shape,\n    potSize: z.number().int(),\n"),
+    );
     await build();
     const stale = await check(root);
     expect(stale.exitCode).toBe(1);
-    expect(stale.lines).toContain("  breaking for existing clients: POST /plants request body: field `potSize` added as required");
+    expect(stale.lines).toContain(
+      "  breaking for existing clients: POST /plants request body: field `potSize` added as required",
+    );
     expect(stale.lines.at(-1)).toContain("packages/contract/openapi.json is stale");
     expect(stale.lines.at(-1)).toContain("`pnpm --filter @plant-store/contract generate:openapi`");
 
     await run(process.execPath, ["scripts/generate-openapi.mjs"], { cwd: contract });
     const regenerated = await check(root);
     expect(regenerated.exitCode).toBe(1);
-    expect(regenerated.lines).toContain("  breaking for existing clients: POST /plants request body: field `potSize` added as required");
-    expect(regenerated.lines.at(-1)).toMatch(/^contract:check failed: 1 breaking change pending without a major changeset/);
+    expect(regenerated.lines).toContain(
+      "  breaking for existing clients: POST /plants request body: field `potSize` added as required",
+    );
+    expect(regenerated.lines.at(-1)).toMatch(
+      /^contract:check failed: 1 breaking change pending without a major changeset/,
+    );
   }, 120_000);
 });
-
 
 describe("pnpm version-packages", () => {
   it("with no pending changeset says so, exits 0 and changes nothing", async () => {
     const root = await repository({});
-    const files = ["packages/contract/package.json", "packages/client/package.json", "packages/contract/openapi.released.json"];
+    const files = [
+      "packages/contract/package.json",
+      "packages/client/package.json",
+      "packages/contract/openapi.released.json",
+    ];
     const before = await Promise.all(files.map((file) => readFile(join(root, file), "utf8")));
     const { stdout } = await run(process.execPath, [cli, "version-packages", root]);
     expect(stdout.trim()).toBe("version-packages: no pending changesets, nothing to version.");

@@ -7,7 +7,9 @@ import { diffOpenApi } from "../src/openapi-diff.js";
 // shared header components), edited below one kind of change at a time.
 // biome-ignore lint/suspicious/noExplicitAny: fixtures edit the document freely.
 type Document = any;
-const released: Document = JSON.parse(readFileSync(new URL("./fixtures/released-openapi.json", import.meta.url), "utf8"));
+const released: Document = JSON.parse(
+  readFileSync(new URL("./fixtures/released-openapi.json", import.meta.url), "utf8"),
+);
 
 function changesAfter(edit: (document: Document) => void): Change[] {
   const current = structuredClone(released);
@@ -32,7 +34,9 @@ describe("the contract's changes, each classified by whom it breaks", () => {
   it("a new route is compatible", () => {
     expect(
       changesAfter((d) => {
-        d.paths["/plants/{id}"] = { get: { operationId: "plants.get", responses: { 200: { description: "The plant" } } } };
+        d.paths["/plants/{id}"] = {
+          get: { operationId: "plants.get", responses: { 200: { description: "The plant" } } },
+        };
       }),
     ).toEqual([{ impact: "compatible", text: "GET /plants/{id} added" }]);
   });
@@ -82,7 +86,9 @@ describe("the contract's changes, each classified by whom it breaks", () => {
         schemas(d).NewPlant.properties.price = { type: "integer" };
         schemas(d).NewPlant.required.push("price");
       }),
-    ).toEqual([{ impact: "breaking for existing clients", text: "POST /plants request body: field `price` added as required" }]);
+    ).toEqual([
+      { impact: "breaking for existing clients", text: "POST /plants request body: field `price` added as required" },
+    ]);
     expect(changesAfter((d) => (schemas(d).NewPlant.properties.price = { type: "integer" }))).toEqual([
       { impact: "compatible", text: "POST /plants request body: optional field `price` added" },
     ]);
@@ -99,13 +105,19 @@ describe("the contract's changes, each classified by whom it breaks", () => {
 
   it("a request field narrowed breaks existing clients; widened, it is compatible", () => {
     expect(changesAfter((d) => (schemas(d).NewPlant.properties.name.maxLength = 100))).toEqual([
-      { impact: "breaking for existing clients", text: "POST /plants request body: maxLength of `name` changed from 200 to 100" },
+      {
+        impact: "breaking for existing clients",
+        text: "POST /plants request body: maxLength of `name` changed from 200 to 100",
+      },
     ]);
     expect(changesAfter((d) => (schemas(d).NewPlant.properties.name.maxLength = 400))).toEqual([
       { impact: "compatible", text: "POST /plants request body: maxLength of `name` changed from 200 to 400" },
     ]);
     expect(changesAfter((d) => (schemas(d).NewPlant.properties.tag.pattern = "^[a-z]+$"))).toEqual([
-      { impact: "breaking for existing clients", text: "POST /plants request body: pattern of `tag` changed from none to ^[a-z]+$" },
+      {
+        impact: "breaking for existing clients",
+        text: "POST /plants request body: pattern of `tag` changed from none to ^[a-z]+$",
+      },
     ]);
   });
 
@@ -120,7 +132,10 @@ describe("the contract's changes, each classified by whom it breaks", () => {
 
   it("a request field whose type changed breaks existing clients", () => {
     expect(changesAfter((d) => (schemas(d).NewPlant.properties.id = { type: "string", format: "int64" }))).toEqual([
-      { impact: "breaking for existing clients", text: "POST /plants request body: type of `id` changed from integer to string" },
+      {
+        impact: "breaking for existing clients",
+        text: "POST /plants request body: type of `id` changed from integer to string",
+      },
     ]);
   });
 
@@ -137,7 +152,12 @@ describe("the contract's changes, each classified by whom it breaks", () => {
         codes(d).enum = [40101];
         codes(d)["x-enum-varnames"] = ["MissingToken"];
       }),
-    ).toEqual([{ impact: "breaking for existing clients", text: "POST /plants 401 response: error code 40102 (InvalidToken) removed" }]);
+    ).toEqual([
+      {
+        impact: "breaking for existing clients",
+        text: "POST /plants 401 response: error code 40102 (InvalidToken) removed",
+      },
+    ]);
     expect(
       changesAfter((d) => {
         codes(d).enum.push(40103);

@@ -2,14 +2,23 @@ import { describe, expect, it } from "vitest";
 import type { Change } from "../src/change.js";
 import { judgeRelease } from "../src/release-rule.js";
 
-const fieldRemoved: Change = { impact: "breaking for existing clients", text: "POST /plants 200 response: field `tag` removed" };
-const requestFieldRemoved: Change = { impact: "breaking for the server", text: "POST /plants request body: field `tag` removed" };
+const fieldRemoved: Change = {
+  impact: "breaking for existing clients",
+  text: "POST /plants 200 response: field `tag` removed",
+};
+const requestFieldRemoved: Change = {
+  impact: "breaking for the server",
+  text: "POST /plants request body: field `tag` removed",
+};
 const routeAdded: Change = { impact: "compatible", text: "GET /plants added" };
 const both = (type: "major" | "minor" | "patch") => ({ "@plant-store/contract": type, "@plant-store/client": type });
 
 describe("the changesets a contract change needs", () => {
   it("no change passes, with or without changesets", () => {
-    expect(judgeRelease([], {})).toEqual({ ok: true, reason: "The OpenAPI document is unchanged since the last release." });
+    expect(judgeRelease([], {})).toEqual({
+      ok: true,
+      reason: "The OpenAPI document is unchanged since the last release.",
+    });
     expect(judgeRelease([], both("patch")).ok).toBe(true);
   });
 

@@ -64,12 +64,16 @@ export function allowedAlgorithmsForKey(
 ): SupportedAlgorithm[] {
   const { compatible, defaults } = algorithmsForKey(key);
   if (compatible.length === 0) {
-    throw new Error(`the key type ${key.asymmetricKeyType ?? key.type} is not supported (use RSA, RSA-PSS or EC P-256/384/521)`);
+    throw new Error(
+      `the key type ${key.asymmetricKeyType ?? key.type} is not supported (use RSA, RSA-PSS or EC P-256/384/521)`,
+    );
   }
   if (configured === undefined) return [...defaults];
   const unusable = configured.filter((algorithm) => !compatible.includes(algorithm));
   if (unusable.length > 0) {
-    throw new Error(`${unusable.join(", ")} cannot be verified with this ${describeKey(key)}; it allows ${compatible.join(", ")}`);
+    throw new Error(
+      `${unusable.join(", ")} cannot be verified with this ${describeKey(key)}; it allows ${compatible.join(", ")}`,
+    );
   }
   return [...configured];
 }
@@ -91,10 +95,13 @@ export function allowedAlgorithmsForKeys(
   });
   if (configured !== undefined) {
     const unusable = configured.filter((algorithm) => !perKey.some((allowed) => allowed.includes(algorithm)));
-    if (unusable.length > 0) throw new Error(`${unusable.join(", ")} cannot be verified with any of the ${keys.length} keys`);
+    if (unusable.length > 0)
+      throw new Error(`${unusable.join(", ")} cannot be verified with any of the ${keys.length} keys`);
     const idle = perKey.findIndex((allowed) => allowed.length === 0);
     if (idle !== -1) {
-      throw new Error(`key ${idle + 1} of ${keys.length} (${describeKey(keys[idle]!)}) can verify none of ${configured.join(", ")}`);
+      throw new Error(
+        `key ${idle + 1} of ${keys.length} (${describeKey(keys[idle]!)}) can verify none of ${configured.join(", ")}`,
+      );
     }
   }
   return perKey;

@@ -16,7 +16,11 @@ export function developmentBanner(options: {
   scopes?: string[] | undefined;
 }): string {
   const { scopes = [], ...signing } = options;
-  const token = signToken({ ...signing, expiresInSeconds: 24 * 3600, ...(scopes.length > 0 && { scope: scopes.join(" ") }) });
+  const token = signToken({
+    ...signing,
+    expiresInSeconds: 24 * 3600,
+    ...(scopes.length > 0 && { scope: scopes.join(" ") }),
+  });
   return [
     "",
     "No JWT_SECRET is set: this development run generated its own secret.",

@@ -11,11 +11,15 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
  * once. Text between the blocks is ignored, as OpenSSL does. A bad key is a KeySetupError naming the
  * variable and the key's place in the list.
  */
-export function loadPublicKeys(source: { JWT_PUBLIC_KEY?: string | undefined; JWT_PUBLIC_KEY_FILE?: string | undefined }): KeyObject[] {
-  const [variable, pem] = source.JWT_PUBLIC_KEY_FILE !== undefined
-    ? ["JWT_PUBLIC_KEY_FILE", readPem(source.JWT_PUBLIC_KEY_FILE)]
-    : // Many deploy tools cannot put newlines in a variable; accept them written as \n.
-      ["JWT_PUBLIC_KEY", (source.JWT_PUBLIC_KEY ?? "").replaceAll("\\n", "\n")];
+export function loadPublicKeys(source: {
+  JWT_PUBLIC_KEY?: string | undefined;
+  JWT_PUBLIC_KEY_FILE?: string | undefined;
+}): KeyObject[] {
+  const [variable, pem] =
+    source.JWT_PUBLIC_KEY_FILE !== undefined
+      ? ["JWT_PUBLIC_KEY_FILE", readPem(source.JWT_PUBLIC_KEY_FILE)]
+      : // Many deploy tools cannot put newlines in a variable; accept them written as \n.
+        ["JWT_PUBLIC_KEY", (source.JWT_PUBLIC_KEY ?? "").replaceAll("\\n", "\n")];
   const blocks = pem.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) throw new KeySetupError(variable, "is not a PEM public key or certificate");
   return blocks.map((block, index) => {

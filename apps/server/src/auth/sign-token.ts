@@ -13,11 +13,15 @@ export interface SignTokenOptions {
 
 /** Signs an HS256 bearer token the server accepts (for development, curl and tests). */
 export function signToken(options: SignTokenOptions): string {
-  return jwt.sign(options.scope === undefined ? {} : { scope: options.scope }, createSecretKey(Buffer.from(options.secret, "utf8")), {
-    algorithm: "HS256",
-    subject: options.subject ?? "plant-store-dev",
-    expiresIn: options.expiresInSeconds ?? 3600,
-    ...(options.issuer !== undefined && { issuer: options.issuer }),
-    ...(options.audience !== undefined && { audience: options.audience }),
-  });
+  return jwt.sign(
+    options.scope === undefined ? {} : { scope: options.scope },
+    createSecretKey(Buffer.from(options.secret, "utf8")),
+    {
+      algorithm: "HS256",
+      subject: options.subject ?? "plant-store-dev",
+      expiresIn: options.expiresInSeconds ?? 3600,
+      ...(options.issuer !== undefined && { issuer: options.issuer }),
+      ...(options.audience !== undefined && { audience: options.audience }),
+    },
+  );
 }

@@ -30,7 +30,10 @@ export function subjectRateLimit(limitPerMinute: number, logger?: Logger): Reque
     legacyHeaders: false,
     handler: (req, _res, next) => {
       const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const retryAfterSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
+      const retryAfterSeconds = Math.max(
+        1,
+        Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000),
+      );
       next(new RateLimitExceededError(limitPerMinute, retryAfterSeconds));
     },
   });

@@ -54,7 +54,11 @@ export function createBackupMetrics(): BackupMetrics {
  * Serves GET /metrics on `port` at `host` until the returned close() is called; resolves with its URL once
  * listening. Only failures reach the log (on stderr): a scrape is not worth a line.
  */
-export async function serveBackupMetrics(metrics: BackupMetrics, port: number, host: string): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveBackupMetrics(
+  metrics: BackupMetrics,
+  port: number,
+  host: string,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createMetricsServer(metrics.registry, createLogger("warn", process.stderr));
   const address = await new Promise<AddressInfo>((resolve, reject) => {
     server.once("error", reject);
@@ -70,7 +74,8 @@ export async function serveBackupMetrics(metrics: BackupMetrics, port: number, h
 }
 
 function listenProblem(error: NodeJS.ErrnoException, where: string): string {
-  if (error.code === "EADDRINUSE") return `${where} is already in use (another process, or a server's METRICS_PORT in the same pod)`;
+  if (error.code === "EADDRINUSE")
+    return `${where} is already in use (another process, or a server's METRICS_PORT in the same pod)`;
   if (error.code === "EACCES") return `not allowed to listen on ${where} (ports under 1024 need privileges)`;
   if (error.code === "EADDRNOTAVAIL") return `${where}: no interface has that address (METRICS_HOST or HOST)`;
   return `cannot listen on ${where}: ${error.message}`;

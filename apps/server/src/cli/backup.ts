@@ -52,13 +52,23 @@ export const backup: Command = {
       value: "minutes",
       description: `minutes between two scheduled snapshots; fractions too (0.5 is 30 s), at least 0.0167 (default: ${DEFAULT_EVERY_MINUTES})`,
     },
-    keep: { type: "string", value: "count", description: `scheduled snapshots to keep, the newest (default: ${DEFAULT_KEEP})` },
-    "metrics-port": { type: "string", value: "port", description: "serve the schedule's Prometheus metrics at /metrics on this port (0: any free one)" },
+    keep: {
+      type: "string",
+      value: "count",
+      description: `scheduled snapshots to keep, the newest (default: ${DEFAULT_KEEP})`,
+    },
+    "metrics-port": {
+      type: "string",
+      value: "port",
+      description: "serve the schedule's Prometheus metrics at /metrics on this port (0: any free one)",
+    },
   },
   async run(args, config) {
     const storeFile = sqliteFilename(config.DATABASE_URL);
     if (storeFile === undefined) {
-      throw new CommandError("DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/deploying.md)");
+      throw new CommandError(
+        "DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/deploying.md)",
+      );
     }
     // A background copy: where it shares a core with the server, the server's requests come first.
     setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
@@ -70,25 +80,36 @@ export const backup: Command = {
         if (args.positionals.length > 0) throw new CommandError("give a <file> or --dir, not both");
         if (args.values.force !== undefined) throw new CommandError("--force goes with a <file>, not --dir");
         const every = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES);
-        if (every > MAX_EVERY_MINUTES) throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`);
+        if (every > MAX_EVERY_MINUTES)
+          throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`);
         if (every < MIN_EVERY_MINUTES) {
-          throw new CommandError(`--every must be at least 0.0167 minutes (1 s): snapshots are named by the second they start in, not ${every}`);
+          throw new CommandError(
+            `--every must be at least 0.0167 minutes (1 s): snapshots are named by the second they start in, not ${every}`,
+          );
         }
         const everyMs = every * 60_000;
         const keep = positiveNumber(args, "keep", DEFAULT_KEEP, { integer: true });
         const metricsPort = portNumber(args, "metrics-port");
         const metricsHost = config.METRICS_HOST ?? config.HOST;
         const schedule = { dir: resolve(args.values.dir), everyMs, keep };
-        return await backUpEvery(storeFile, schedule, metricsPort === undefined ? undefined : { port: metricsPort, host: metricsHost }, stop.signal);
+        return await backUpEvery(
+          storeFile,
+          schedule,
+          metricsPort === undefined ? undefined : { port: metricsPort, host: metricsHost },
+          stop.signal,
+        );
       }
-      for (const flag of ["every", "keep", "metrics-port"]) if (args.values[flag] !== undefined) throw new CommandError(`--${flag} goes with --dir`);
+      for (const flag of ["every", "keep", "metrics-port"])
+        if (args.values[flag] !== undefined) throw new CommandError(`--${flag} goes with --dir`);
       const force = args.values.force === true;
       const destination = resolve(onePositional(args, "the snapshot's <file> (or --dir <dir>)"));
       if (existsSync(destination) && statSync(destination).isDirectory()) {
         throw new CommandError(`${destination} is a folder: give a file name, or --dir for scheduled snapshots`);
       }
-      if (destination === resolve(storeFile)) throw new CommandError(`${destination} is the store itself (DATABASE_URL): the snapshot cannot replace it`);
-      if (existsSync(destination) && !force) throw new CommandError(`${destination} exists: give another name, or replace it with --force`);
+      if (destination === resolve(storeFile))
+        throw new CommandError(`${destination} is the store itself (DATABASE_URL): the snapshot cannot replace it`);
+      if (existsSync(destination) && !force)
+        throw new CommandError(`${destination} exists: give another name, or replace it with --force`);
       const snapshot = await backUpOnce(storeFile, destination, stop.signal);
       process.stdout.write(`${describe(snapshot, destination)}\n`);
       return 0;
@@ -122,11 +143,15 @@ async function backUpEvery(
 ): Promise<number> {
   // Listening first: a port in use stops the command before it touches the folder.
   const metrics = metricsAt === undefined ? undefined : createBackupMetrics();
-  const served = metrics === undefined || metricsAt === undefined ? undefined : await serveBackupMetrics(metrics, metricsAt.port, metricsAt.host);
+  const served =
+    metrics === undefined || metricsAt === undefined
+      ? undefined
+      : await serveBackupMetrics(metrics, metricsAt.port, metricsAt.host);
   try {
     mkdirSync(dir, { recursive: true });
     // Left by a process killed mid-snapshot: never complete, never counted among the kept.
-    for (const name of readdirSync(dir)) if (/^plants-.*\.partial(-wal|-shm|-journal)?$/.test(name)) rmSync(join(dir, name), { force: true });
+    for (const name of readdirSync(dir))
+      if (/^plants-.*\.partial(-wal|-shm|-journal)?$/.test(name)) rmSync(join(dir, name), { force: true });
     if (metrics !== undefined) {
       metrics.interval.set(everyMs / 1000);
       // A restarted sidecar reports the snapshots it finds, so "no success for twice the interval" spans restarts.
@@ -170,13 +195,19 @@ function record(metrics: BackupMetrics | undefined, snapshot: Snapshot): void {
 
 /** The newest scheduled snapshot's file status, or undefined when `dir` holds none. */
 function newestSnapshot(dir: string) {
-  const newest = readdirSync(dir).filter((name) => SNAPSHOT_NAME.test(name)).sort().at(-1);
+  const newest = readdirSync(dir)
+    .filter((name) => SNAPSHOT_NAME.test(name))
+    .sort()
+    .at(-1);
   return newest === undefined ? undefined : statSync(join(dir, newest));
 }
 
 /** Deletes all but the newest `keep` scheduled snapshots in `dir`; other files are left alone. */
 function pruneSnapshots(dir: string, keep: number): number {
-  const old = readdirSync(dir).filter((name) => SNAPSHOT_NAME.test(name)).sort().slice(0, -keep);
+  const old = readdirSync(dir)
+    .filter((name) => SNAPSHOT_NAME.test(name))
+    .sort()
+    .slice(0, -keep);
   for (const name of old) rmSync(join(dir, name), { force: true });
   return old.length;
 }

@@ -42,8 +42,16 @@ export function positiveNumber(args: CommandArgs, name: string, fallback: number
   const raw = args.values[name];
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (typeof raw !== "string" || raw.trim() === "" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new CommandError(`--${name} must be a positive ${integer ? "whole number" : "number"}, not ${JSON.stringify(raw)}`);
+  if (
+    typeof raw !== "string" ||
+    raw.trim() === "" ||
+    !Number.isFinite(value) ||
+    value <= 0 ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw new CommandError(
+      `--${name} must be a positive ${integer ? "whole number" : "number"}, not ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -51,7 +59,11 @@ export function positiveNumber(args: CommandArgs, name: string, fallback: number
 /** The one positional argument a command takes; `what` names it in the error when it is missing or doubled. */
 export function onePositional(args: CommandArgs, what: string): string {
   if (args.positionals.length !== 1) {
-    throw new CommandError(args.positionals.length === 0 ? `${what} is missing` : `expected ${what} alone, got ${args.positionals.length} arguments`);
+    throw new CommandError(
+      args.positionals.length === 0
+        ? `${what} is missing`
+        : `expected ${what} alone, got ${args.positionals.length} arguments`,
+    );
   }
   return args.positionals[0]!;
 }

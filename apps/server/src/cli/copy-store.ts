@@ -26,16 +26,22 @@ export const copyStoreCommand: Command = {
   ].join("\n"),
   options: {
     to: { type: "string", value: "postgres URL", description: "the target database (postgres:// or postgresql://)" },
-    "batch-size": { type: "string", value: "plants", description: `plants per INSERT (default: ${DEFAULT_BATCH_SIZE})` },
+    "batch-size": {
+      type: "string",
+      value: "plants",
+      description: `plants per INSERT (default: ${DEFAULT_BATCH_SIZE})`,
+    },
   },
   async run(args, config) {
     const to = args.values.to;
     if (typeof to !== "string") throw new CommandError("--to <postgres URL> is required");
     const target = parseTarget(to);
-    if (args.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+    if (args.positionals.length > 0)
+      throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const batchSize = positiveNumber(args, "batch-size", DEFAULT_BATCH_SIZE, { integer: true });
     const sqliteFile = sqliteFilename(config.DATABASE_URL);
-    if (sqliteFile === undefined) throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
+    if (sqliteFile === undefined)
+      throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
 
     const progress = progressLine();
     let copyStarted = 0;
@@ -68,7 +74,10 @@ function parseTarget(to: string) {
     if (error instanceof DatabaseUrlError) throw new CommandError(`--to: ${error.message}`);
     throw error;
   }
-  if (target.system !== "postgresql") throw new CommandError(`--to: ${target.file} is a SQLite file; copy-store copies into PostgreSQL (a postgres:// URL)`);
+  if (target.system !== "postgresql")
+    throw new CommandError(
+      `--to: ${target.file} is a SQLite file; copy-store copies into PostgreSQL (a postgres:// URL)`,
+    );
   return target;
 }
 
@@ -91,7 +100,8 @@ function report(result: CopyResult, seconds: number): string {
   for (const { id, source, target } of result.conflicts.slice(0, CONFLICTS_LISTED)) {
     lines.push(`conflict: id ${id}: source ${JSON.stringify(source)}, target ${JSON.stringify(target)}`);
   }
-  if (result.conflicts.length > CONFLICTS_LISTED) lines.push(`... and ${result.conflicts.length - CONFLICTS_LISTED} more conflicts`);
+  if (result.conflicts.length > CONFLICTS_LISTED)
+    lines.push(`... and ${result.conflicts.length - CONFLICTS_LISTED} more conflicts`);
   if (result.conflicts.length > 0) {
     lines.push(`not verified: ${result.conflicts.length} ids hold other data in the target; settle them and run again`);
   } else if (result.extra.count > 0) {

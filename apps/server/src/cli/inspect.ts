@@ -27,7 +27,8 @@ export const inspect: Command = {
     id: { type: "string", value: "id", description: "print the plant with this id (a 64-bit integer) as JSON" },
   },
   async run(args, config) {
-    if (args.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+    if (args.positionals.length > 0)
+      throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const database = parseDatabaseUrl(config.DATABASE_URL);
     const options = { connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS };
     if (typeof args.values.id === "string") {
@@ -58,7 +59,9 @@ export const inspect: Command = {
 function plantId(text: string): bigint {
   const id = /^-?\d{1,20}$/.test(text) ? BigInt(text) : undefined;
   if (id === undefined || id < INT64_MIN || id > INT64_MAX) {
-    throw new CommandError(`--id must be a 64-bit integer (from ${INT64_MIN} to ${INT64_MAX}), not ${JSON.stringify(text)}`);
+    throw new CommandError(
+      `--id must be a 64-bit integer (from ${INT64_MIN} to ${INT64_MAX}), not ${JSON.stringify(text)}`,
+    );
   }
   return id;
 }

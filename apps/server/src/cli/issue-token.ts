@@ -30,7 +30,9 @@ export const issueToken: Command = {
   },
   async run(args, config) {
     if (config.JWT_SECRET === undefined) {
-      const keySource = (["JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const).find((name) => config[name] !== undefined);
+      const keySource = (["JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const).find(
+        (name) => config[name] !== undefined,
+      );
       if (keySource !== undefined) {
         throw new CommandError(
           `${keySource} is set: this server accepts tokens signed by your identity provider, which holds the private key; get them from it (a test token: docs/identity-providers.md#a-test-token-for-a-public-key)`,
@@ -41,7 +43,10 @@ export const issueToken: Command = {
     if (args.positionals.length > 1) throw new CommandError(`one subject only, got ${args.positionals.length}`);
     const subject = args.positionals[0] ?? DEFAULT_SUBJECT;
     const expiresInSeconds = positiveNumber(args, "expires-in", DEFAULT_EXPIRES_IN_SECONDS, { integer: true });
-    const scope = typeof args.values.scope === "string" ? args.values.scope.split(/\s+/).filter((s) => s !== "") : (config.JWT_REQUIRED_SCOPE ?? []);
+    const scope =
+      typeof args.values.scope === "string"
+        ? args.values.scope.split(/\s+/).filter((s) => s !== "")
+        : (config.JWT_REQUIRED_SCOPE ?? []);
     const token = signToken({
       secret: config.JWT_SECRET,
       issuer: config.JWT_ISSUER,

@@ -24,7 +24,9 @@ export const restore: Command = {
   async run(args, config) {
     const target = sqliteFilename(config.DATABASE_URL);
     if (target === undefined) {
-      throw new CommandError("DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/deploying.md)");
+      throw new CommandError(
+        "DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/deploying.md)",
+      );
     }
     const snapshot = resolve(onePositional(args, "the snapshot's <file>"));
     const restored = await restoreSnapshot(snapshot, target, { force: args.values.force === true });
@@ -33,7 +35,10 @@ export const restore: Command = {
         `${restored.replacedPlants > 0 ? `, replacing ${restored.replacedPlants} plants` : ""}\n`,
     );
     // A restore into the wrong folder (a relative DATABASE_URL read from another one) is a new store: say so.
-    if (restored.newStore) process.stdout.write(`there was no store at ${target}: this is a new one; check that the server's DATABASE_URL names it\n`);
+    if (restored.newStore)
+      process.stdout.write(
+        `there was no store at ${target}: this is a new one; check that the server's DATABASE_URL names it\n`,
+      );
     return 0;
   },
 };

@@ -23,7 +23,13 @@ const DISPATCH_BUDGET_MS = 2 * TARGET_MS;
 // The refusal is the same bytes every time: no request id, no header array, no histogram per refusal.
 const refusalBody = Buffer.from(
   JSON.stringify(
-    errorBody(new ServiceUnavailableError(ErrorCode.Overloaded, "the server is over capacity; retry after Retry-After seconds", RETRY_AFTER_SECONDS)),
+    errorBody(
+      new ServiceUnavailableError(
+        ErrorCode.Overloaded,
+        "the server is over capacity; retry after Retry-After seconds",
+        RETRY_AFTER_SECONDS,
+      ),
+    ),
   ),
 );
 const refusalHeaders = Object.freeze([
@@ -83,7 +89,14 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
   const logShed = () => {
     if (unlogged > 0 || dropped > 0) {
       deps.logger.warn(
-        { shed: unlogged, dropped, queueMs: Math.round(longestUnloggedMs), limitMs: waitLimitMs, concurrency: limit.limit, res: { statusCode: 503 } },
+        {
+          shed: unlogged,
+          dropped,
+          queueMs: Math.round(longestUnloggedMs),
+          limitMs: waitLimitMs,
+          concurrency: limit.limit,
+          res: { statusCode: 503 },
+        },
         "requests shed",
       );
     }

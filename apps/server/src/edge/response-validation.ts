@@ -20,10 +20,16 @@ function schemaFor(method: string, route: string | undefined, status: number): Z
 }
 
 /** Why a response breaks the contract, or undefined when it keeps it (or is not one the contract governs). */
-export function contractViolation(method: string, route: string | undefined, status: number, body: unknown): string | undefined {
+export function contractViolation(
+  method: string,
+  route: string | undefined,
+  status: number,
+  body: unknown,
+): string | undefined {
   const schema = schemaFor(method, route, status);
   if (schema === undefined) return undefined;
-  if (schema === "undeclared") return `status ${status} is not declared by the contract for ${method} ${route ?? "(no route)"}`;
+  if (schema === "undeclared")
+    return `status ${status} is not declared by the contract for ${method} ${route ?? "(no route)"}`;
   const result = schema.safeParse(body);
   if (result.success) return undefined;
   return `status ${status} body does not match its schema: ${result.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ")}`;

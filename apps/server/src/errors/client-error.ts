@@ -1,4 +1,9 @@
-import { type HttpError, MalformedRequestError, RequestHeadersTooLargeError, RequestTimeoutError } from "./http-errors.js";
+import {
+  type HttpError,
+  MalformedRequestError,
+  RequestHeadersTooLargeError,
+  RequestTimeoutError,
+} from "./http-errors.js";
 
 /** The failure a client caused below Express: Node's parser or its timeouts rejected the connection. */
 export function httpErrorForClientError(code: string | undefined): HttpError {

@@ -81,12 +81,18 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyResult> 
   const source = SqliteStoreReader.open(options.sqliteFile);
   try {
     const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    const target = await PostgresBulkStore.open(options.target, { readOnly: false, connections: CONNECTIONS, connectTimeoutMs });
+    const target = await PostgresBulkStore.open(options.target, {
+      readOnly: false,
+      connections: CONNECTIONS,
+      connectTimeoutMs,
+    });
     try {
-      await migratePostgres({ connectionString: options.target.url, connectTimeoutMs, logger: options.logger }).catch((error: unknown) => {
-        const { host, port, database } = options.target;
-        throw new CopyStoreError(`PostgreSQL at ${host}:${port}/${database}: ${oneLine(error)}`);
-      });
+      await migratePostgres({ connectionString: options.target.url, connectTimeoutMs, logger: options.logger }).catch(
+        (error: unknown) => {
+          const { host, port, database } = options.target;
+          throw new CopyStoreError(`PostgreSQL at ${host}:${port}/${database}: ${oneLine(error)}`);
+        },
+      );
       source.holdSnapshot();
       const result = await copyRows(source, target, options);
       options.onVerify?.();
@@ -164,7 +170,8 @@ async function copyBatch(target: PostgresBulkStore, batch: PlantRow[]) {
 
   // Another writer stored some of these ids in between (the server should not be running): compare with its rows.
   const stored = byId(await target.plantsWithIds(missing.map((row) => row.id)));
-  if (compare(missing, stored).length > 0) throw new CopyStoreError("plants went missing from the target while copying");
+  if (compare(missing, stored).length > 0)
+    throw new CopyStoreError("plants went missing from the target while copying");
   // compare() counted the rows this INSERT wrote (equal to the source's by construction) as already there.
   outcome.alreadyThere -= outcome.copied;
   return outcome;
@@ -174,7 +181,10 @@ async function copyBatch(target: PostgresBulkStore, batch: PlantRow[]) {
  * Reads the target again in id order: its count and checksum, and the plants under ids the source does not hold,
  * found by walking the source's ids (read in the same snapshot as the copy) beside the target's.
  */
-async function verifyTarget(target: PostgresBulkStore, source: SqliteStoreReader): Promise<{ target: StoreTally; extra: ExtraPlants }> {
+async function verifyTarget(
+  target: PostgresBulkStore,
+  source: SqliteStoreReader,
+): Promise<{ target: StoreTally; extra: ExtraPlants }> {
   const tally = new Tally();
   const extra: ExtraPlants = { count: 0, firstIds: [] };
   const sourceRows = source.plantsInIdOrder();

@@ -39,7 +39,9 @@ export async function readStore<Result>(
   const store = await PostgresBulkStore.open(database, { readOnly: true, connectTimeoutMs });
   try {
     if (!(await store.hasPlantsTable())) {
-      throw new StoreReadError(`${location} holds no Plant Store: it has no plants table (no server has started on it)`);
+      throw new StoreReadError(
+        `${location} holds no Plant Store: it has no plants table (no server has started on it)`,
+      );
     }
     return await read(store, location, Object.keys(await postgresMigrations.getMigrations()));
   } finally {

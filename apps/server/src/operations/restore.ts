@@ -31,9 +31,12 @@ export async function restoreSnapshot(snapshot: string, target: string, { force 
   }
   // Commits still in a WAL beside the file (a store's own file, not a snapshot) would not be copied with it.
   if ((statSync(`${snapshot}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
-    throw new SnapshotError(`${snapshot} has a WAL beside it: snapshot it first (DATABASE_URL=${snapshot} plant-store backup <file>) and restore that`);
+    throw new SnapshotError(
+      `${snapshot} has a WAL beside it: snapshot it first (DATABASE_URL=${snapshot} plant-store backup <file>) and restore that`,
+    );
   }
-  if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot)) throw new SnapshotError(`${snapshot} is not a SQLite database`);
+  if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot))
+    throw new SnapshotError(`${snapshot} is not a SQLite database`);
   const newStore = !existsSync(target);
   const replacedPlants = plantsInTarget(target, force);
   const folder = dirname(target);
@@ -74,7 +77,8 @@ function plantsInTarget(target: string, force: boolean): number {
     }
     const plants = hasTable(db, "plants") ? plantsIn(db, target) : 0;
     db.exec("COMMIT");
-    if (plants > 0 && !force) throw new SnapshotError(`the store at ${target} holds ${plants} plants: replace them with --force`);
+    if (plants > 0 && !force)
+      throw new SnapshotError(`the store at ${target} holds ${plants} plants: replace them with --force`);
     return plants;
   } finally {
     db.close();
@@ -90,7 +94,9 @@ async function checkSnapshot(copy: string, source: string): Promise<{ plants: nu
   } catch (error) {
     if (error instanceof SnapshotError) throw error;
     // SQLite refusing to read it at all (a damaged schema page, a truncated file) is a failed check too.
-    throw new SnapshotError(`${source} fails the integrity check: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SnapshotError(
+      `${source} fails the integrity check: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     db.close();
   }
@@ -101,7 +107,8 @@ function readSnapshot(db: DatabaseSync, source: string, known: string[]): { plan
   const problems = integrityProblems(db);
   if (problems.length > 0) throw new SnapshotError(`${source} fails the integrity check: ${problems[0]}`);
   const plants = plantsIn(db, source);
-  if (!hasTable(db, "kysely_migration")) throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
+  if (!hasTable(db, "kysely_migration"))
+    throw new SnapshotError(`${source} is not a Plant Store database: it has no schema version`);
   const applied = appliedMigrations(db);
   const unknown = applied.filter((name) => !known.includes(name));
   if (unknown.length > 0) {

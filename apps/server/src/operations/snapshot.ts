@@ -42,8 +42,10 @@ export async function writeSnapshot(
 ): Promise<Snapshot> {
   const started = performance.now();
   if (!existsSync(storeFile)) throw new SnapshotError(`there is no SQLite store at ${storeFile}`);
-  if (!statSync(storeFile).isFile() || !hasSqliteHeader(storeFile)) throw new SnapshotError(`${storeFile} is not a SQLite database`);
-  if (!existsSync(dirname(destination))) throw new SnapshotError(`there is no folder ${dirname(destination)} for the snapshot`);
+  if (!statSync(storeFile).isFile() || !hasSqliteHeader(storeFile))
+    throw new SnapshotError(`${storeFile} is not a SQLite database`);
+  if (!existsSync(dirname(destination)))
+    throw new SnapshotError(`there is no folder ${dirname(destination)} for the snapshot`);
   const partial = `${destination}.partial`;
   const db = new DatabaseSync(storeFile, { timeout: 5_000 });
   let partialFd: number | undefined;
@@ -76,6 +78,7 @@ export async function writeSnapshot(
 
 /** The number of plants in the database `db` has open; a database without the plants table is not a store. */
 export function plantsIn(db: DatabaseSync, filename: string): number {
-  if (!hasTable(db, "plants")) throw new SnapshotError(`${filename} is not a Plant Store database: it has no plants table`);
+  if (!hasTable(db, "plants"))
+    throw new SnapshotError(`${filename} is not a Plant Store database: it has no plants table`);
   return countPlants(db);
 }

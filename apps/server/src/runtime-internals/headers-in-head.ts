@@ -88,7 +88,9 @@ export function headersInHead(app: Express, middleware: RequestHandler): void {
   const response = app.response as unknown as { _storeHeader?: StoreHeader };
   const storeHeader = response._storeHeader;
   if (typeof storeHeader !== "function") {
-    throw new Error("node:http's ServerResponse has no _storeHeader(firstLine, headers): headers-in-head.ts must change");
+    throw new Error(
+      "node:http's ServerResponse has no _storeHeader(firstLine, headers): headers-in-head.ts must change",
+    );
   }
   response._storeHeader = function (this: ServerResponse, firstLine: string, ownHeaders: unknown) {
     for (const name of removed) if (this.hasHeader(name)) this.removeHeader(name);

@@ -13,7 +13,8 @@ export class DatabaseUrlError extends Error {
 
 const SQLITE_EXTENSIONS = [".db", ".sqlite", ".sqlite3"];
 const EXPECTED_SQLITE = `a SQLite file (a file:// URL, or a path ending in ${SQLITE_EXTENSIONS.join(", ")})`;
-const EXPECTED_POSTGRES = "a postgres:// or postgresql:// URL with a host and a database name (postgres://user@host:5432/plants)";
+const EXPECTED_POSTGRES =
+  "a postgres:// or postgresql:// URL with a host and a database name (postgres://user@host:5432/plants)";
 const EXPECTED = `expected ${EXPECTED_SQLITE} or ${EXPECTED_POSTGRES}`;
 
 /**
@@ -30,7 +31,8 @@ export function parseDatabaseUrl(value: string): DatabaseUrl {
   if (scheme !== undefined && scheme.length > 1) {
     throw new DatabaseUrlError(`${quote(value)} is a ${scheme}: URL; ${EXPECTED}`);
   }
-  if (/^postgres(ql)?\/*[^:/]/i.test(value)) throw new DatabaseUrlError(`${quote(value)} lacks the colon of postgres://; ${EXPECTED}`);
+  if (/^postgres(ql)?\/*[^:/]/i.test(value))
+    throw new DatabaseUrlError(`${quote(value)} lacks the colon of postgres://; ${EXPECTED}`);
   if (!SQLITE_EXTENSIONS.some((extension) => value.toLowerCase().endsWith(extension))) {
     throw new DatabaseUrlError(`${quote(value)} is neither a SQLite file nor a PostgreSQL URL; ${EXPECTED}`);
   }
@@ -48,14 +50,16 @@ export function maskPassword(value: string): string {
 }
 
 function parsePostgres(value: string): DatabaseUrl {
-  if (!URL.canParse(value)) throw new DatabaseUrlError(`${quote(value)} is not a valid URL; expected ${EXPECTED_POSTGRES}`);
+  if (!URL.canParse(value))
+    throw new DatabaseUrlError(`${quote(value)} is not a valid URL; expected ${EXPECTED_POSTGRES}`);
   const url = new URL(value);
   // libpq's form for a Unix socket: postgres:///plants?host=/var/run/postgresql.
   const host = url.hostname || url.searchParams.get("host") || "";
   if (host === "") throw new DatabaseUrlError(`${quote(value)} names no host; expected ${EXPECTED_POSTGRES}`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
   if (database === "") throw new DatabaseUrlError(`${quote(value)} names no database; expected ${EXPECTED_POSTGRES}`);
-  if (database.includes("/")) throw new DatabaseUrlError(`${quote(value)} has a path after the database name; expected ${EXPECTED_POSTGRES}`);
+  if (database.includes("/"))
+    throw new DatabaseUrlError(`${quote(value)} has a path after the database name; expected ${EXPECTED_POSTGRES}`);
   const port = url.port === "" ? 5432 : Number(url.port);
   return { system: "postgresql", url: value, host, port, database };
 }
@@ -63,7 +67,8 @@ function parsePostgres(value: string): DatabaseUrl {
 function fileUrlPath(value: string): string {
   // `file:data/plants.db` parses as /data/plants.db: a relative file URL is not what it seems, so it is refused.
   const expected = "expected an absolute file:// URL (file:///var/lib/plant-store/plants.db) or a path";
-  if (!/^file:\/\//i.test(value) || !URL.canParse(value)) throw new DatabaseUrlError(`${quote(value)} is not an absolute file:// URL; ${expected}`);
+  if (!/^file:\/\//i.test(value) || !URL.canParse(value))
+    throw new DatabaseUrlError(`${quote(value)} is not an absolute file:// URL; ${expected}`);
   let file: string;
   try {
     file = fileURLToPath(value);

@@ -35,9 +35,12 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
     }
     if (isTransientOpenError(config.DATABASE_URL, error)) throw error;
     const { message, code } = error as { message?: string; code?: unknown };
-    throw Object.assign(new Error(`DATABASE_URL ${describeDatabaseUrl(database)}: ${message || code || String(error)}`, { cause: error }), {
-      code,
-    });
+    throw Object.assign(
+      new Error(`DATABASE_URL ${describeDatabaseUrl(database)}: ${message || code || String(error)}`, { cause: error }),
+      {
+        code,
+      },
+    );
   }
 }
 
@@ -54,7 +57,8 @@ export function sqliteFilename(databaseUrl: string): string | undefined {
  * error that no wait fixes.
  */
 export function isTransientOpenError(databaseUrl: string, error: unknown): boolean {
-  if (databaseSystem(databaseUrl) === "postgresql") return classifyPostgresError(error) instanceof StoreUnavailableError;
+  if (databaseSystem(databaseUrl) === "postgresql")
+    return classifyPostgresError(error) instanceof StoreUnavailableError;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);
 }
@@ -79,7 +83,12 @@ function hostNotFound(error: unknown, host: string): Error | undefined {
   if (current instanceof AggregateError) current = current.errors[0];
   const code = (current as { code?: unknown } | undefined)?.code;
   if (code !== "ENOTFOUND" && code !== "EAI_AGAIN") return undefined;
-  return Object.assign(new Error(`host ${JSON.stringify(host)} in DATABASE_URL was not found (${code}): a misspelled name, or DNS not serving it yet`), {
-    code,
-  });
+  return Object.assign(
+    new Error(
+      `host ${JSON.stringify(host)} in DATABASE_URL was not found (${code}): a misspelled name, or DNS not serving it yet`,
+    ),
+    {
+      code,
+    },
+  );
 }

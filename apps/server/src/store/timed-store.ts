@@ -5,7 +5,12 @@ import type { CreateOutcome, PlantStore } from "./plant-store.js";
 /** The same store, with every create and ping timed into plant_store_operation_duration_seconds. */
 export function timedStore(store: PlantStore, metrics: Metrics): PlantStore {
   // Plain then() callbacks rather than an async wrapper: this runs once per request.
-  const timed = <T>(operation: string, started: number, result: Promise<T>, outcomeOf: (value: T) => string): Promise<T> => {
+  const timed = <T>(
+    operation: string,
+    started: number,
+    result: Promise<T>,
+    outcomeOf: (value: T) => string,
+  ): Promise<T> => {
     const observe = (outcome: string) =>
       metrics.storeDuration.observe({ operation, outcome }, (performance.now() - started) / 1000);
     return result.then(

@@ -23,10 +23,15 @@ export interface ScratchDatabase {
  * file or bench run starts on an empty database whatever an earlier one left; a server's start migrates it.
  * The test and bench side of the store: the server itself never creates databases.
  */
-export async function createScratchDatabase(adminUrl: string, prefix = "plant_store_scratch"): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  prefix = "plant_store_scratch",
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const serverVersion = await withClient(adminUrl, async (admin) => {
-    const version = String((await admin.query<{ server_version: string }>("SHOW server_version")).rows[0]?.server_version);
+    const version = String(
+      (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0]?.server_version,
+    );
     await admin.query(`CREATE DATABASE ${name}`);
     return version;
   });

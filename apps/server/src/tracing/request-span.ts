@@ -1,4 +1,14 @@
-import { type Attributes, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+import {
+  type Attributes,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,

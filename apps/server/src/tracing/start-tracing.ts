@@ -57,7 +57,10 @@ export async function startTracing(traces: TracesExport, registry: Registry): Pr
   );
   trace.setGlobalTracerProvider(provider);
   // requireParentSpan: the pool's and migrations' queries outside any request make no traces of their own.
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation({ requireParentSpan: true })] });
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+  });
   const tracer = trace.getTracer("@plant-store/server");
   const unsubscribes: (() => void)[] = [];
 

@@ -23,7 +23,11 @@ export const ATTR_CREATE_OUTCOME = "plant_store.create.outcome";
  * group commit wrote together (db.operation.batch.size, from the queue's diagnostics channel) and the outcome.
  * `dispose` unsubscribes from the channel.
  */
-export function traceStore(tracer: Tracer, store: PlantStore, system: DatabaseSystem): { store: PlantStore; dispose: () => void } {
+export function traceStore(
+  tracer: Tracer,
+  store: PlantStore,
+  system: DatabaseSystem,
+): { store: PlantStore; dispose: () => void } {
   const attributes = { [ATTR_DB_SYSTEM]: system, [ATTR_DB_SYSTEM_NAME]: system, [ATTR_DB_OPERATION_NAME]: "create" };
   // The span of each create waiting for its batch, by the NewPlant it was given (the queue's item).
   const waiting = new WeakMap<NewPlant, Span>();

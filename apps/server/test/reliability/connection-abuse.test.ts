@@ -1,10 +1,15 @@
-
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
-import { openRawConnection, parseResponses, type RawConnection, type RawResponse, rawCreateRequest } from "./support/raw-http.js";
+import {
+  openRawConnection,
+  parseResponses,
+  type RawConnection,
+  type RawResponse,
+  rawCreateRequest,
+} from "./support/raw-http.js";
 import { tempDir } from "../support/temp-dir.js";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
@@ -81,11 +86,16 @@ function expectContractError(response: RawResponse | undefined, status: number, 
 }
 
 /** Opens `count` connections, calling `onOpen` on each as soon as it is established. */
-async function openMany(count: number, onOpen: (connection: RawConnection) => void = () => undefined): Promise<RawConnection[]> {
+async function openMany(
+  count: number,
+  onOpen: (connection: RawConnection) => void = () => undefined,
+): Promise<RawConnection[]> {
   const connections: RawConnection[] = [];
   // In batches, so the listen backlog never overflows and every connect succeeds at once.
   for (let start = 0; start < count; start += 100) {
-    const batch = await Promise.all(Array.from({ length: Math.min(100, count - start) }, () => openRawConnection(server.port)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, count - start) }, () => openRawConnection(server.port)),
+    );
     for (const connection of batch) onOpen(connection);
     connections.push(...batch);
   }
@@ -93,7 +103,9 @@ async function openMany(count: number, onOpen: (connection: RawConnection) => vo
 }
 
 describe("connection abuse against the built server (loopback, bounded, stops by itself)", () => {
-  it(`${SLOWLORIS_CONNECTIONS} slowloris connections sending headers a byte at a time get 408 and are closed by the headers timeout while normal requests keep succeeding`, { timeout: 60_000 }, async () => {
+  it(`${SLOWLORIS_CONNECTIONS} slowloris connections sending headers a byte at a time get 408 and are closed by the headers timeout while normal requests keep succeeding`, {
+    timeout: 60_000,
+  }, async () => {
     // Headers that would take far longer than the timeout to finish, one byte every 100 ms from the
     // moment each connection is established.
     const headers = `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${"a".repeat(600)}\r\n\r\n`;
@@ -128,7 +140,9 @@ describe("connection abuse against the built server (loopback, bounded, stops by
     expect(Math.min(...openFor)).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
   });
 
-  it("a body sent slower than the request timeout is cut off with 408 and stores nothing", { timeout: 30_000 }, async () => {
+  it("a body sent slower than the request timeout is cut off with 408 and stores nothing", {
+    timeout: 30_000,
+  }, async () => {
     const id = nextId++;
     const body = `{"id": ${id}, "name": "slow body", "tag": "${"x".repeat(60)}"}`;
     const connection = await openRawConnection(server.port);
@@ -195,7 +209,9 @@ describe("connection abuse against the built server (loopback, bounded, stops by
     expect(await normalCreate()).toBe(200);
   });
 
-  it(`${IDLE_CONNECTIONS} idle keep-alive connections do not stop normal requests and are all reclaimed`, { timeout: 90_000 }, async () => {
+  it(`${IDLE_CONNECTIONS} idle keep-alive connections do not stop normal requests and are all reclaimed`, {
+    timeout: 90_000,
+  }, async () => {
     // Half make one request as soon as they are connected and keep the connection open; half never
     // send a byte.
     const used = await openMany(IDLE_CONNECTIONS / 2, (connection) =>
@@ -270,9 +286,13 @@ describe("connection abuse against the built server (loopback, bounded, stops by
     await allClosed([connection], 5_000);
   });
 
-  it("100 creates written back to back in arbitrary fragments on one connection are answered in order", { timeout: 30_000 }, async () => {
+  it("100 creates written back to back in arbitrary fragments on one connection are answered in order", {
+    timeout: 30_000,
+  }, async () => {
     const ids = Array.from({ length: 100 }, () => nextId++);
-    const bytes = Buffer.from(ids.map((id) => rawCreateRequest(`{"id": ${id}, "name": "pipelined ${id}"}`, auth)).join(""));
+    const bytes = Buffer.from(
+      ids.map((id) => rawCreateRequest(`{"id": ${id}, "name": "pipelined ${id}"}`, auth)).join(""),
+    );
     const connection = await openRawConnection(server.port);
     // Fragments of 1 to 700 bytes, cut across request boundaries, each written in its own turn.
     let offset = 0;

@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -38,7 +37,10 @@ interface CrashTarget {
   inspect?: () => Promise<Inspection>;
 }
 
-const plantOf = (row: PlantRow): [bigint, Plant] => [row.id, row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag }];
+const plantOf = (row: PlantRow): [bigint, Plant] => [
+  row.id,
+  row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag },
+];
 
 async function sqliteFileTarget(): Promise<CrashTarget> {
   const dir = tempDir("plant-store-crash-");
@@ -93,7 +95,8 @@ async function postgresIntegrityProblems(database: TestDatabase): Promise<string
   const primaryKey = await database.query<{ definition: string }>(
     "SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = 'plants'::regclass AND contype = 'p'",
   );
-  if (primaryKey.map((row) => row.definition).join() !== "PRIMARY KEY (id)") problems.push("plants has lost its PRIMARY KEY (id)");
+  if (primaryKey.map((row) => row.definition).join() !== "PRIMARY KEY (id)")
+    problems.push("plants has lost its PRIMARY KEY (id)");
   const migrations = await database.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name");
   if (migrations.map((row) => row.name).join() !== "0001_create_plants") {
     problems.push(`applied migrations are [${migrations.map((row) => row.name).join(", ")}]`);
@@ -116,7 +119,8 @@ async function urlTarget(databaseUrl: string): Promise<CrashTarget> {
   return { databaseUrl };
 }
 
-const plantFor = (id: bigint): Plant => (id % 3n === 0n ? { name: `plant ${id}` } : { name: `plant ${id}`, tag: `tag ${id % 7n}` });
+const plantFor = (id: bigint): Plant =>
+  id % 3n === 0n ? { name: `plant ${id}` } : { name: `plant ${id}`, tag: `tag ${id % 7n}` };
 
 const post = (server: ServerProcess, token: string, id: bigint, plant: Plant) =>
   fetch(`${server.baseUrl}/plants`, {
@@ -149,7 +153,13 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
  * CLIENTS concurrent clients create plants with fresh ids until the server dies under them; returns the
  * ids it acknowledged with 200 (only a complete 200 response counts) and every id that was sent.
  */
-async function createUntilKilled(server: ServerProcess, token: string, nextId: () => bigint, killAfterAcks: number, extraDelayMs: number) {
+async function createUntilKilled(
+  server: ServerProcess,
+  token: string,
+  nextId: () => bigint,
+  killAfterAcks: number,
+  extraDelayMs: number,
+) {
   const acknowledged = new Map<bigint, Plant>();
   const sent = new Map<bigint, Plant>();
   const unexpected: string[] = [];
@@ -190,7 +200,11 @@ async function createUntilKilled(server: ServerProcess, token: string, nextId: (
 }
 
 /** Every acknowledged plant answers its identical replay with 200 and a different body with 409. */
-async function verifyOverHttp(server: ServerProcess, token: string, acknowledged: Map<bigint, Plant>): Promise<string[]> {
+async function verifyOverHttp(
+  server: ServerProcess,
+  token: string,
+  acknowledged: Map<bigint, Plant>,
+): Promise<string[]> {
   const problems: string[] = [];
   await inParallel([...acknowledged], 16, async ([id, plant]) => {
     const replay = await servedPost(server, token, id, plant);
@@ -205,7 +219,11 @@ async function verifyOverHttp(server: ServerProcess, token: string, acknowledged
   return problems;
 }
 
-function describeCrashDurability(label: string, open: () => Promise<CrashTarget>, describeOn: typeof describePostgres = describe) {
+function describeCrashDurability(
+  label: string,
+  open: () => Promise<CrashTarget>,
+  describeOn: typeof describePostgres = describe,
+) {
   describeOn(`crash durability on ${label}`, () => {
     const servers = serverProcesses(RELIABILITY_ENV, { keepOutputChars: 64 * 1024 });
     let target: CrashTarget;
@@ -213,7 +231,9 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
       target = await open();
     });
 
-    it(`after each of ${CRASHES} kill -9 under ${CLIENTS} concurrent clients, every acknowledged plant is there and the store is intact`, { timeout: CRASHES * 30_000 }, async () => {
+    it(`after each of ${CRASHES} kill -9 under ${CLIENTS} concurrent clients, every acknowledged plant is there and the store is intact`, {
+      timeout: CRASHES * 30_000,
+    }, async () => {
       const token = testToken();
       // A random id range per run, so a database that outlives the run (urlTarget) never collides.
       let counter = BigInt(Math.floor(Math.random() * 2 ** 40)) * 1_000_000n;
@@ -233,9 +253,13 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
         if (target.inspect) {
           const { integrity, rows } = await target.inspect();
           expect(integrity, `integrity_check after crash ${crash}`).toBe("ok");
-          const lost = [...everAcknowledged].filter(([id, plant]) => JSON.stringify(rows.get(id)) !== JSON.stringify(plant));
+          const lost = [...everAcknowledged].filter(
+            ([id, plant]) => JSON.stringify(rows.get(id)) !== JSON.stringify(plant),
+          );
           expect(lost, `acknowledged plants missing or changed after crash ${crash}`).toEqual([]);
-          const invented = [...rows].filter(([id, plant]) => JSON.stringify(everSent.get(id)) !== JSON.stringify(plant));
+          const invented = [...rows].filter(
+            ([id, plant]) => JSON.stringify(everSent.get(id)) !== JSON.stringify(plant),
+          );
           expect(invented, `rows no client sent after crash ${crash}`).toEqual([]);
           committedUnacknowledged += [...lastSent.keys()].filter((id) => rows.has(id) && !lastRound.has(id)).length;
         }
@@ -256,7 +280,9 @@ function describeCrashDurability(label: string, open: () => Promise<CrashTarget>
         for (const [id, plant] of round.sent) everSent.set(id, plant);
         lastRound = round.acknowledged;
         lastSent = round.sent;
-        figures.push(`${round.acknowledged.size}/${round.sent.size}${round.refused > 0 ? ` (${round.refused} refused)` : ""} (kill after ${killAfterAcks} acks + ${extraDelayMs} ms)`);
+        figures.push(
+          `${round.acknowledged.size}/${round.sent.size}${round.refused > 0 ? ` (${round.refused} refused)` : ""} (kill after ${killAfterAcks} acks + ${extraDelayMs} ms)`,
+        );
       }
       console.info(
         `crash durability on ${label}: ${CRASHES} kill -9 survived, ${everAcknowledged.size} acknowledged of ${everSent.size} sent, 0 lost${target.inspect ? `, ${committedUnacknowledged} committed but cut off before their 200` : ""}; acknowledged/sent per crash: ${figures.join(", ")}`,
@@ -271,4 +297,5 @@ describeCrashDurability("a fresh PostgreSQL database", postgresTarget, describeP
 // The same suite against a store the run does not own, e.g. a PostgreSQL elsewhere:
 // RELIABILITY_DATABASE_URL=postgres://user@host:5432/db (never dropped, only written to).
 const otherStore = process.env.RELIABILITY_DATABASE_URL;
-if (otherStore) describeCrashDurability(`DATABASE_URL ${otherStore.replace(/\/\/[^@/]*@/, "//…@")}`, () => urlTarget(otherStore));
+if (otherStore)
+  describeCrashDurability(`DATABASE_URL ${otherStore.replace(/\/\/[^@/]*@/, "//…@")}`, () => urlTarget(otherStore));

@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +38,9 @@ beforeAll(async () => {
 });
 
 describe("generated malformed HTTP on raw connections to the built server", () => {
-  it(`${CASES} generated connections get only contract answers as JSON, complete and never 5xx, and are closed cleanly`, { timeout: LONG ? 900_000 : 120_000 }, async () => {
+  it(`${CASES} generated connections get only contract answers as JSON, complete and never 5xx, and are closed cleanly`, {
+    timeout: LONG ? 900_000 : 120_000,
+  }, async () => {
     const acknowledged = new Map<string, string>();
     const statuses = new Map<number, number>();
     const property = fc.asyncProperty(hostileConnection(testToken()), async (hostile) => {
@@ -77,7 +78,10 @@ describe("generated malformed HTTP on raw connections to the built server", () =
     expect(server.alive()).toBe(true);
 
     // Every stored plant was answered 200 on its connection: nothing was smuggled in unseen.
-    const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT name, tag FROM plants").all()) as { name: string; tag: string | null }[];
+    const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT name, tag FROM plants").all()) as {
+      name: string;
+      tag: string | null;
+    }[];
     expect(new Map(rows.map((row) => [row.name, row.tag ?? ""]))).toEqual(acknowledged);
     console.info(
       `malformed HTTP: ${CASES} generated connections (seed ${SEED}), ${acknowledged.size} plants stored, answers by status: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,

@@ -44,7 +44,9 @@ function send(port: number, hostile: HostileRequest): Promise<{ status: number; 
   const headers: Record<string, string> = { ...hostile.extraHeaders };
   if (hostile.authorization !== undefined) headers.authorization = hostile.authorization;
   if (hostile.contentType !== undefined) headers["content-type"] = hostile.contentType;
-  headers[hostile.chunked ? "transfer-encoding" : "content-length"] = hostile.chunked ? "chunked" : String(hostile.body.length);
+  headers[hostile.chunked ? "transfer-encoding" : "content-length"] = hostile.chunked
+    ? "chunked"
+    : String(hostile.body.length);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/plants", agent, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -60,17 +62,25 @@ function send(port: number, hostile: HostileRequest): Promise<{ status: number; 
 
 /** The id of a body the server accepted, read as the server reads it: integers exactly, as bigint. */
 function acceptedId(body: Buffer): bigint {
-  const value = parse(body.toString("utf8"), null, (literal) => (/^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal)));
+  const value = parse(body.toString("utf8"), null, (literal) =>
+    /^-?\d+$/.test(literal) ? BigInt(literal) : Number(literal),
+  );
   return (value as { id: bigint }).id;
 }
 
 function storedRows(): Map<bigint, Plant> {
-  const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants").all()) as { id: bigint; name: string; tag: string | null }[];
+  const rows = querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants").all()) as {
+    id: bigint;
+    name: string;
+    tag: string | null;
+  }[];
   return new Map(rows.map((row) => [row.id, row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag }]));
 }
 
 describe("generated hostile requests to the built server", () => {
-  it(`${CASES} generated bodies and headers get only contract answers, never 5xx, and only 200s store anything`, { timeout: LONG ? 1_800_000 : 180_000 }, async () => {
+  it(`${CASES} generated bodies and headers get only contract answers, never 5xx, and only 200s store anything`, {
+    timeout: LONG ? 1_800_000 : 180_000,
+  }, async () => {
     /** What the store must hold: exactly the plants acknowledged with 200. */
     const acknowledged = new Map<bigint, Plant>();
     const statuses = new Map<string, number>();

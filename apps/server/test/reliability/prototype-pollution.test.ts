@@ -7,7 +7,8 @@ import { pollutingBody } from "./support/hostile-requests.js";
 
 // Changed by the test machinery itself, not by request handling: vitest's worker state, the globals
 // Node creates lazily on first use (fetch's dispatcher, AbortController, streams, ...).
-const NOT_REQUEST_STATE = /^(__vitest_\w+__|Symbol\(undici\.globalDispatcher\.\d+\)|AbortController|AbortSignal|File|ReadableStream|TextEncoder|TextDecoder|Blob|FormData|Headers|Request|Response|WritableStream|TransformStream|DOMException|performance|crypto|navigator|structuredClone)$/;
+const NOT_REQUEST_STATE =
+  /^(__vitest_\w+__|Symbol\(undici\.globalDispatcher\.\d+\)|AbortController|AbortSignal|File|ReadableStream|TextEncoder|TextDecoder|Blob|FormData|Headers|Request|Response|WritableStream|TransformStream|DOMException|performance|crypto|navigator|structuredClone)$/;
 
 const LONG = process.env.RELIABILITY_LONG === "1";
 const CASES = LONG ? 5_000 : 500;
@@ -48,7 +49,9 @@ describe("prototype pollution through request bodies, checked inside the server'
     expect(inheritedByFreshObjects()).toEqual([]);
   });
 
-  it(`after ${CASES} generated __proto__ / constructor.prototype bodies, no prototype or global has changed`, { timeout: 120_000 }, async () => {
+  it(`after ${CASES} generated __proto__ / constructor.prototype bodies, no prototype or global has changed`, {
+    timeout: 120_000,
+  }, async () => {
     let nextId = 1_000n;
     const run = await fc.check(
       fc.asyncProperty(pollutingBody, async (bodyFor) => {
@@ -60,7 +63,9 @@ describe("prototype pollution through request bodies, checked inside the server'
       { numRuns: CASES, seed: SEED, endOnFailure: true },
     );
     if (run.failed) {
-      throw new Error(`replay with RELIABILITY_SEED=${run.seed}: ${run.counterexample?.[0](0n).slice(0, 500)}\n${String(run.errorInstance).slice(0, 1000)}`);
+      throw new Error(
+        `replay with RELIABILITY_SEED=${run.seed}: ${run.counterexample?.[0](0n).slice(0, 500)}\n${String(run.errorInstance).slice(0, 1000)}`,
+      );
     }
     expect(inheritedByFreshObjects()).toEqual([]);
     // Every built-in the package recorded at import (Object.prototype, Array.prototype, JSON, ...) is intact.

@@ -12,7 +12,9 @@ describe("connection timeout configuration", () => {
   });
 
   it("reads each timeout from the environment", () => {
-    expect(loadConfig({ HEADERS_TIMEOUT_MS: "1000", REQUEST_TIMEOUT_MS: "2000", KEEP_ALIVE_TIMEOUT_MS: "3000" })).toMatchObject({
+    expect(
+      loadConfig({ HEADERS_TIMEOUT_MS: "1000", REQUEST_TIMEOUT_MS: "2000", KEEP_ALIVE_TIMEOUT_MS: "3000" }),
+    ).toMatchObject({
       HEADERS_TIMEOUT_MS: 1000,
       REQUEST_TIMEOUT_MS: 2000,
       KEEP_ALIVE_TIMEOUT_MS: 3000,

@@ -28,7 +28,10 @@ describe("closeConnectionsOnShutdown: writeHead on the app's response prototype 
   it("node:http still writes an implicit head (res.end() alone) through writeHead, which the hook relies on", async () => {
     const calls: number[] = [];
     class Recording extends ServerResponse {}
-    const writeHead = ServerResponse.prototype.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+    const writeHead = ServerResponse.prototype.writeHead as (
+      this: ServerResponse,
+      ...args: unknown[]
+    ) => ServerResponse;
     Recording.prototype.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       calls.push(args[0] as number);
       return writeHead.apply(this, args);

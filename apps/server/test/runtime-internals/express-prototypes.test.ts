@@ -1,4 +1,3 @@
-
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { IncomingMessage, ServerResponse } from "node:http";
@@ -21,7 +20,10 @@ describe("createHttpServer: requests born with Express's prototypes", () => {
     const server = createHttpServer(app, timeouts, createLogger("silent"));
     // Runs before Express's own middleware: these are the objects exactly as node:http built them.
     server.prependListener("request", (req, res) => {
-      seen.push({ request: Object.getPrototypeOf(req) === app.request, response: Object.getPrototypeOf(res) === app.response });
+      seen.push({
+        request: Object.getPrototypeOf(req) === app.request,
+        response: Object.getPrototypeOf(res) === app.response,
+      });
     });
     app.get("/hello", (req, res) => {
       res.json({ host: req.hostname, accepts: req.accepts("json") });

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createServer, request as httpRequest, type IncomingMessage, } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 import { describe, expect, it } from "vitest";
 import { securityHeaders } from "../../src/edge/security-headers.js";
@@ -84,7 +84,10 @@ describe("headersInHead: a header-only middleware's headers written with each re
       const actual = await send(written, method, path);
       expect(actual, `${method} ${path}`).toEqual(expected);
       expect(actual.lines, `${method} ${path}`).toContain("x-content-type-options: nosniff");
-      expect(actual.lines.some((line) => line.startsWith("x-powered-by")), `${method} ${path}`).toBe(false);
+      expect(
+        actual.lines.some((line) => line.startsWith("x-powered-by")),
+        `${method} ${path}`,
+      ).toBe(false);
     }
   });
 
@@ -94,9 +97,17 @@ describe("headersInHead: a header-only middleware's headers written with each re
     headersInHead(app, securityHeaders());
     const base = await listen(routes(app));
 
-    for (const path of ["/frame-set", "/frame-in-write-head", "/frame-in-write-head-array", "/frame-in-write-head-pairs"]) {
+    for (const path of [
+      "/frame-set",
+      "/frame-in-write-head",
+      "/frame-in-write-head-array",
+      "/frame-in-write-head-pairs",
+    ]) {
       const { lines } = await send(base, "GET", path);
-      expect(lines.filter((line) => line.startsWith("x-frame-options:")), path).toEqual(["x-frame-options: DENY"]);
+      expect(
+        lines.filter((line) => line.startsWith("x-frame-options:")),
+        path,
+      ).toEqual(["x-frame-options: DENY"]);
       expect(lines, path).toContain("x-content-type-options: nosniff");
     }
   });

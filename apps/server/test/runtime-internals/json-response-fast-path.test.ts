@@ -1,4 +1,3 @@
-
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import express from "express";
 import { describe, expect, it } from "vitest";
@@ -20,7 +19,12 @@ interface Answer {
 
 const answers: Record<string, Answer> = {
   created: { method: "POST", status: 200, body: { name: "Monstera", tag: "tropical" }, fast: true },
-  error: { method: "POST", status: 400, body: { error: 40001, message: "id: must be an integer, got string" }, fast: true },
+  error: {
+    method: "POST",
+    status: 400,
+    body: { error: 40001, message: "id: must be an integer, got string" },
+    fast: true,
+  },
   unicode: { method: "PUT", status: 201, body: { name: "Kräuter \u2618 \u{1F331}", quote: '"\\' }, fast: true },
   array: { method: "DELETE", status: 409, body: [1, "two", null, { three: 3 }], fast: true },
   scalars: { method: "PATCH", status: 503, body: null, fast: true },
@@ -75,16 +79,19 @@ async function wire(port: number, method: string, path: string) {
 }
 
 describe("jsonResponseFastPath", () => {
-  it.each(Object.entries(answers))("%s: the same status, headers and bytes as Express's own res.json", async (name, answer) => {
-    const expressCalls: string[] = [];
-    const expressPort = await serve(answeringApp(false, answer.jsonSpaces, []));
-    const fastPort = await serve(answeringApp(true, answer.jsonSpaces, expressCalls));
+  it.each(Object.entries(answers))(
+    "%s: the same status, headers and bytes as Express's own res.json",
+    async (name, answer) => {
+      const expressCalls: string[] = [];
+      const expressPort = await serve(answeringApp(false, answer.jsonSpaces, []));
+      const fastPort = await serve(answeringApp(true, answer.jsonSpaces, expressCalls));
 
-    const expected = await wire(expressPort, answer.method, `/${name}`);
-    expect(expected.status).toBe(answer.status);
-    expect(await wire(fastPort, answer.method, `/${name}`)).toEqual(expected);
-    expect(expressCalls).toEqual(answer.fast ? [] : [`/${name}`]);
-  });
+      const expected = await wire(expressPort, answer.method, `/${name}`);
+      expect(expected.status).toBe(answer.status);
+      expect(await wire(fastPort, answer.method, `/${name}`)).toEqual(expected);
+      expect(expressCalls).toEqual(answer.fast ? [] : [`/${name}`]);
+    },
+  );
 
   it("throws for a body JSON cannot hold, as Express's res.json does", () => {
     const app = answeringApp(true, undefined, []);

@@ -18,7 +18,10 @@ export interface ChildOutput {
  * Captures a spawned child's stdout and stderr (only the last `keepChars` of each, so long load runs do not grow the
  * test's memory) and kills it (-9) when the test ends, or after the file when spawned outside a test, if still running.
  */
-export function captureOutput(child: ChildProcess & { stdout: Readable; stderr: Readable }, keepChars = Number.POSITIVE_INFINITY): ChildOutput {
+export function captureOutput(
+  child: ChildProcess & { stdout: Readable; stderr: Readable },
+  keepChars = Number.POSITIVE_INFINITY,
+): ChildOutput {
   const text = { stdout: "", stderr: "" };
   const tail = (value: string) => (value.length > keepChars ? value.slice(-keepChars) : value);
   child.stdout.on("data", (chunk) => {
@@ -39,7 +42,8 @@ export function captureOutput(child: ChildProcess & { stdout: Readable; stderr: 
     for (;;) {
       const found = pattern.exec(text[stream]);
       if (found) return found;
-      if (Date.now() > deadline || source.readableEnded) throw new Error(`${stream} never matched ${pattern}:\n${output()}`);
+      if (Date.now() > deadline || source.readableEnded)
+        throw new Error(`${stream} never matched ${pattern}:\n${output()}`);
       // Woken by more output, the end of it or the deadline; each wait takes its listeners with it.
       await new Promise<void>((wake) => {
         const done = () => {

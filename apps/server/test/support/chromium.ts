@@ -7,7 +7,8 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
 /** Why the browser tests cannot run here, or undefined when they can. With CI=true a missing Chromium fails instead. */
 export function chromiumUnavailable(): string | undefined {
   if (existsSync(CHROMIUM_PATH)) return undefined;
-  if (process.env.CI === "true") throw new Error(`CI=true but ${CHROMIUM_PATH} is missing (.ci/run installs Debian's chromium)`);
+  if (process.env.CI === "true")
+    throw new Error(`CI=true but ${CHROMIUM_PATH} is missing (.ci/run installs Debian's chromium)`);
   return `no Chromium at ${CHROMIUM_PATH} (install Debian's chromium to run them)`;
 }
 

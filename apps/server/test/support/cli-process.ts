@@ -27,7 +27,11 @@ export interface CliProcess {
  * in `cwd`. One still running when the test finishes is killed (-9) then.
  */
 export function startCli(args: string[], env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const captured = captureOutput(child);
   return {
     child,
@@ -40,7 +44,11 @@ export function startCli(args: string[], env: Record<string, string> = {}, { cwd
 }
 
 /** Runs the CLI to its end (killed after 60 s): its exit code and everything it printed. */
-export async function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
   const cli = startCli(args, env, options);
   const timer = setTimeout(() => cli.child.kill("SIGKILL"), 60_000);
   const code = await cli.exited;

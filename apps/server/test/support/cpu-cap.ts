@@ -16,7 +16,8 @@ export interface CpuCap {
  * Undefined where the machine has no writable cgroup v1 cpu controller; the caller says what it does then.
  */
 export function capCpu(pid: number, cores: number, periodUs = PERIOD_US): CpuCap | undefined {
-  if (periodUs * cores < MIN_QUOTA_US) throw new RangeError(`a quota of ${cores} core over ${periodUs} us is under the kernel's 1 ms`);
+  if (periodUs * cores < MIN_QUOTA_US)
+    throw new RangeError(`a quota of ${cores} core over ${periodUs} us is under the kernel's 1 ms`);
   const dir = `${CPU_CONTROLLER}/plant-store-test-${pid}`;
   try {
     mkdirSync(dir);

@@ -69,7 +69,11 @@ interface MessageCodec {
 // The generated module is typed only as a protobufjs Root; these are the two messages it holds that we use.
 const { ExportTraceServiceRequest, ExportTraceServiceResponse } = (
   otlp as unknown as {
-    opentelemetry: { proto: { collector: { trace: { v1: Record<"ExportTraceServiceRequest" | "ExportTraceServiceResponse", MessageCodec> } } } };
+    opentelemetry: {
+      proto: {
+        collector: { trace: { v1: Record<"ExportTraceServiceRequest" | "ExportTraceServiceResponse", MessageCodec> } };
+      };
+    };
   }
 ).opentelemetry.proto.collector.trace.v1;
 
@@ -127,7 +131,10 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
     const protobuf = contentType.startsWith("application/x-protobuf");
     const received = protobuf
       ? spansOf(
-          ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { longs: Number, bytes: String }) as OtlpExport,
+          ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
+            longs: Number,
+            bytes: String,
+          }) as OtlpExport,
           (id) => Buffer.from(id ?? "", "base64").toString("hex"),
         )
       : spansOf(JSON.parse(body.toString("utf8")) as OtlpExport, (id) => id ?? "");
@@ -157,7 +164,9 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
         try {
           await once(arrivals, "spans", { signal: deadline });
         } catch {
-          throw new Error(`the expected spans did not arrive within ${timeoutMs} ms; received:\n${JSON.stringify(spans, null, 2)}`);
+          throw new Error(
+            `the expected spans did not arrive within ${timeoutMs} ms; received:\n${JSON.stringify(spans, null, 2)}`,
+          );
         }
       }
       return spans;

@@ -11,6 +11,8 @@ const hasFastProperties = new Function("object", "return %HasFastProperties(obje
 
 const end = /** @type {(...args: unknown[]) => ServerResponse} */ (ServerResponse.prototype.end);
 ServerResponse.prototype.end = function reportingEnd(/** @type {unknown[]} */ ...args) {
-  process.stderr.write(`fast properties: request ${hasFastProperties(this.req)}, response ${hasFastProperties(this)}\n`);
+  process.stderr.write(
+    `fast properties: request ${hasFastProperties(this.req)}, response ${hasFastProperties(this)}\n`,
+  );
   return end.apply(this, args);
 };

@@ -44,7 +44,13 @@ export interface ServerProcess {
  */
 export function startServerProcess(
   env: Record<string, string>,
-  options: { main?: string; cwd?: string; keepOutputChars?: number; onSpawn?: (child: ChildProcess) => void; untilReady?: boolean } = {},
+  options: {
+    main?: string;
+    cwd?: string;
+    keepOutputChars?: number;
+    onSpawn?: (child: ChildProcess) => void;
+    untilReady?: boolean;
+  } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [options.main ?? MAIN], {
     cwd: options.cwd,
@@ -107,9 +113,13 @@ export function startServerProcess(
 }
 
 /** startServerProcess over environment variables a test file shares (merged with each call's). */
-export function serverProcesses(base: Record<string, string> = {}, options: { keepOutputChars?: number; untilReady?: boolean } = {}) {
+export function serverProcesses(
+  base: Record<string, string> = {},
+  options: { keepOutputChars?: number; untilReady?: boolean } = {},
+) {
   return {
-    start: (env: Record<string, string> = {}): Promise<ServerProcess> => startServerProcess({ ...base, ...env }, options),
+    start: (env: Record<string, string> = {}): Promise<ServerProcess> =>
+      startServerProcess({ ...base, ...env }, options),
   };
 }
 

@@ -6,6 +6,10 @@ import { startTestApp } from "./test-server.js";
  * and leaves the store open for the test to inspect and close itself.
  */
 export function appOver(store: PlantStore) {
-  const borrowed: PlantStore = { create: (plant) => store.create(plant), ping: () => store.ping(), close: async () => {} };
+  const borrowed: PlantStore = {
+    create: (plant) => store.create(plant),
+    ping: () => store.ping(),
+    close: async () => {},
+  };
   return startTestApp({ overrides: { store: borrowed } });
 }

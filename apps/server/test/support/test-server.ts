@@ -83,7 +83,11 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const token = signToken({ secret: env.JWT_SECRET ?? TEST_SECRET, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const token = signToken({
+    secret: env.JWT_SECRET ?? TEST_SECRET,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+  });
   let stopped: Promise<void> | undefined;
   const close = async (closeOptions: { keepFiles?: boolean } = {}) => {
     stopped ??= (async () => {
@@ -102,7 +106,10 @@ export async function startTestApp(options: TestServerOptions = {}): Promise<Tes
   const rows = (): { id: bigint; name: string; tag: string | null }[] =>
     memory
       ? memory.rows()
-      : querySqliteFile(databaseFile, (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as never);
+      : querySqliteFile(
+          databaseFile,
+          (db) => db.prepare("SELECT id, name, tag FROM plants ORDER BY id").all() as never,
+        );
 
   return {
     ...running,

@@ -5,7 +5,8 @@ import { signToken, type SignTokenOptions } from "../../src/auth/sign-token.js";
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
 /** A bearer token signed with TEST_SECRET, valid for an hour. */
-export const testToken = (options: Omit<SignTokenOptions, "secret"> = {}) => signToken({ secret: TEST_SECRET, ...options });
+export const testToken = (options: Omit<SignTokenOptions, "secret"> = {}) =>
+  signToken({ secret: TEST_SECRET, ...options });
 
 /** The identity provider the PEM and JWKS suites configure, and the claims of a valid token from it. */
 export const IDP_ISSUER = "https://idp.example";
@@ -23,8 +24,8 @@ export function generateSigningKey(kind: KeyKind, kid = `key-${Math.random().toS
         ? // jsonwebtoken signs PS256 only with an RSA-PSS key restricted to SHA-256.
           generateKeyPairSync("rsa-pss", { modulusLength: 2048, hashAlgorithm: "sha256", mgf1HashAlgorithm: "sha256" })
         : kind === "ed25519"
-        ? generateKeyPairSync("ed25519")
-        : generateKeyPairSync("ec", { namedCurve: kind });
+          ? generateKeyPairSync("ed25519")
+          : generateKeyPairSync("ec", { namedCurve: kind });
   const publicKey: KeyObject = pair.publicKey;
   return {
     kid,

@@ -29,9 +29,11 @@ export function statusAnswer(failure: StatusFailure): {
   const spec = errorResponses[failure.status];
   const code = failure.code ?? spec.codes[0];
   const headers: Record<string, string> = {};
-  if ((spec.headers as readonly string[]).includes("Retry-After")) headers["Retry-After"] = String(failure.retryAfterSeconds ?? 1);
+  if ((spec.headers as readonly string[]).includes("Retry-After"))
+    headers["Retry-After"] = String(failure.retryAfterSeconds ?? 1);
   const message = failure.message ?? spec.description;
-  if (failure.status === 401) headers["WWW-Authenticate"] = unauthorized(failure.code ?? "MissingToken", message).challenge;
+  if (failure.status === 401)
+    headers["WWW-Authenticate"] = unauthorized(failure.code ?? "MissingToken", message).challenge;
   if (failure.status === 403) headers["WWW-Authenticate"] = 'Bearer realm="plant-store", error="insufficient_scope"';
   // The server answers these on the socket and closes it (client-errors.ts); so does the fake.
   if (failure.status === 408 || failure.status === 431) headers.Connection = "close";
@@ -44,7 +46,8 @@ export class FailureQueue {
 
   /** Queues `failure` for the next `count` requests (after any already queued). */
   add(count: number, failure: FakeFailure): void {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`failNext needs a positive whole count, got ${count}`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new RangeError(`failNext needs a positive whole count, got ${count}`);
     for (let i = 0; i < count; i++) this.#queue.push(failure);
   }
 

@@ -16,12 +16,16 @@ export function unauthorized(code: "MissingToken" | "InvalidToken", message: str
 }
 
 /** The 401 for this Authorization header, or undefined when its bearer token is accepted. */
-export async function checkBearer(header: string | undefined, verifyToken: VerifyToken | undefined): Promise<Unauthorized | undefined> {
+export async function checkBearer(
+  header: string | undefined,
+  verifyToken: VerifyToken | undefined,
+): Promise<Unauthorized | undefined> {
   if (header === undefined || !BEARER_SCHEME.test(header)) {
     return unauthorized("MissingToken", "a bearer token is required in the Authorization header");
   }
   const token = BEARER_TOKEN.exec(header)?.[1];
   if (token === undefined) return unauthorized("InvalidToken", "token is malformed");
-  if (verifyToken && !(await verifyToken(token))) return unauthorized("InvalidToken", "token was refused by verifyToken");
+  if (verifyToken && !(await verifyToken(token)))
+    return unauthorized("InvalidToken", "token was refused by verifyToken");
   return undefined;
 }

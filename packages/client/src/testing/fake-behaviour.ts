@@ -73,11 +73,22 @@ function pathOf(target: string): string {
 
 // Express's defaults, which the server routes with: paths match case-insensitively, with or without a trailing slash.
 function isCreateRoute(request: FakeRequest): boolean {
-  return request.method === route.method && pathOf(request.target).toLowerCase().replace(/(.)\/$/, "$1") === routePath;
+  return (
+    request.method === route.method &&
+    pathOf(request.target)
+      .toLowerCase()
+      .replace(/(.)\/$/, "$1") === routePath
+  );
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): { response: FakeResponse } {
-  return { response: { status, headers: { ...headers, "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(body) } };
+  return {
+    response: {
+      status,
+      headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
+      body: JSON.stringify(body),
+    },
+  };
 }
 
 /**
@@ -126,7 +137,8 @@ export function createFakeBehaviour(options: FakeOptions = {}): FakeBehaviour {
     const parsed = parseJsonBody(bytes);
     if ("rejection" in parsed) return json(400, parsed.rejection);
     const valid = route.body.safeParse(parsed.body);
-    if (!valid.success) return json(400, { error: ErrorCode.ValidationFailed, message: describeValidationError(valid.error) });
+    if (!valid.success)
+      return json(400, { error: ErrorCode.ValidationFailed, message: describeValidationError(valid.error) });
     const stored = plants.create(valid.data);
     if (stored === "conflict") {
       const message = `a plant with id ${BigInt(valid.data.id)} already exists with a different name or tag`;
@@ -144,7 +156,10 @@ export function createFakeBehaviour(options: FakeOptions = {}): FakeBehaviour {
       return json(answer.status, answer.body, answer.headers);
     }
     if (!isCreateRoute(request)) {
-      return json(404, { error: ErrorCode.NotFound, message: `no route for ${request.method} ${pathOf(request.target)}` });
+      return json(404, {
+        error: ErrorCode.NotFound,
+        message: `no route for ${request.method} ${pathOf(request.target)}`,
+      });
     }
     return create(request);
   }

@@ -1,4 +1,11 @@
-import { createFakeBehaviour, type FakeBehaviour, type FakeControls, type FakeOptions, type FakeOutcome, type FakeRequest } from "./fake-behaviour.js";
+import {
+  createFakeBehaviour,
+  type FakeBehaviour,
+  type FakeControls,
+  type FakeOptions,
+  type FakeOutcome,
+  type FakeRequest,
+} from "./fake-behaviour.js";
 
 /** A standard Fetch API function: what `fetch` is in Node, browsers and edge runtimes. */
 export type FakeFetch = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createFakeBehaviour, type FakeBehaviour, type FakeControls, type FakeOptions, type FakeResponse } from "./fake-behaviour.js";
+import {
+  createFakeBehaviour,
+  type FakeBehaviour,
+  type FakeControls,
+  type FakeOptions,
+  type FakeResponse,
+} from "./fake-behaviour.js";
 import { readBody } from "./read-body.js";
 
 /** How to start the fake server. */
@@ -25,7 +31,8 @@ function send(res: ServerResponse, response: FakeResponse): void {
 
 async function serve(behaviour: FakeBehaviour, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  for (const [name, value] of Object.entries(req.headers))
+    headers[name] = Array.isArray(value) ? value.join(", ") : value;
   const outcome = await behaviour.answer({
     method: req.method ?? "GET",
     target: req.url ?? "/",

@@ -1,5 +1,10 @@
 import { plantStoreHandlers } from "../../src/msw/index.js";
-import { createFakePlantStore, type FakeControls, type FakeOptions, startFakePlantStore } from "../../src/testing/index.js";
+import {
+  createFakePlantStore,
+  type FakeControls,
+  type FakeOptions,
+  startFakePlantStore,
+} from "../../src/testing/index.js";
 import { listenWithMsw, mswMajor } from "./msw-version.js";
 
 /** One fake, started behind one of its transports: where the client goes, the fetch to use, the controls. */
@@ -31,29 +36,34 @@ export const transports: FakeTransport[] = [
     async start(options) {
       const fake = createFakePlantStore(options);
       const fakeFetch = fake.fetch as typeof fetch;
-      return { ...fake, baseUrl: "https://plants.example.test", fetch: fakeFetch, clientFetch: { fetch: fakeFetch }, close: async () => fake.reset() };
+      return {
+        ...fake,
+        baseUrl: "https://plants.example.test",
+        fetch: fakeFetch,
+        clientFetch: { fetch: fakeFetch },
+        close: async () => fake.reset(),
+      };
     },
   },
 ];
 
 /** msw's setupServer over plantStoreHandlers, for the msw major this project resolves. */
-export const mswTransport: FakeTransport =
-  {
-    name: `plantStoreHandlers (msw ${mswMajor} setupServer)`,
-    async start(options) {
-      const baseUrl = "https://plants.example.test/v1";
-      const fake = plantStoreHandlers({ ...options, baseUrl });
-      const server = await listenWithMsw(fake.handlers);
-      return {
-        ...fake,
-        baseUrl,
-        // Read at each call: msw has patched the global fetch while it listens.
-        fetch: (input, init) => fetch(input, init),
-        clientFetch: {},
-        close: async () => {
-          fake.reset();
-          server.close();
-        },
-      };
-    },
-  };
+export const mswTransport: FakeTransport = {
+  name: `plantStoreHandlers (msw ${mswMajor} setupServer)`,
+  async start(options) {
+    const baseUrl = "https://plants.example.test/v1";
+    const fake = plantStoreHandlers({ ...options, baseUrl });
+    const server = await listenWithMsw(fake.handlers);
+    return {
+      ...fake,
+      baseUrl,
+      // Read at each call: msw has patched the global fetch while it listens.
+      fetch: (input, init) => fetch(input, init),
+      clientFetch: {},
+      close: async () => {
+        fake.reset();
+        server.close();
+      },
+    };
+  },
+};

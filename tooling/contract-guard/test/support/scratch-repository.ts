@@ -21,7 +21,11 @@ afterEach(async () => {
  * A scratch monorepo shaped like this one (the contract and the client, this repository's changeset config
  * with its fixed group), with a released document, a current one and some pending changesets.
  */
-export async function repository(options: { edit?: (document: Document) => void; changesets?: string[]; generate?: (document: Document) => void }) {
+export async function repository(options: {
+  edit?: (document: Document) => void;
+  changesets?: string[];
+  generate?: (document: Document) => void;
+}) {
   const root = await mkdtemp(join(tmpdir(), "contract-guard-"));
   repositories.push(root);
   const write = async (path: string, content: string) => {
@@ -36,17 +40,25 @@ export async function repository(options: { edit?: (document: Document) => void;
   await write("packages/contract/package.json", JSON.stringify({ name: "@plant-store/contract", version: "1.0.0" }));
   await write(
     "packages/client/package.json",
-    JSON.stringify({ name: "@plant-store/client", version: "1.0.0", dependencies: { "@plant-store/contract": "workspace:^" } }),
+    JSON.stringify({
+      name: "@plant-store/client",
+      version: "1.0.0",
+      dependencies: { "@plant-store/contract": "workspace:^" },
+    }),
   );
   await write(".changeset/config.json", await readFile(changesetConfig, "utf8"));
-  for (const [i, changeset] of (options.changesets ?? []).entries()) await write(`.changeset/change-${i}.md`, changeset);
+  for (const [i, changeset] of (options.changesets ?? []).entries())
+    await write(`.changeset/change-${i}.md`, changeset);
   await write("packages/contract/openapi.released.json", released);
   await write("packages/contract/openapi.json", JSON.stringify(current, null, 2));
   // The contract's build output the guard generates the document with: here it generates the committed
   // document (edited by `generate`, for a contract changed since). The real contract's is built in the last test.
   const generated = structuredClone(current);
   options.generate?.(generated);
-  await write("packages/contract/dist/openapi.js", `export const buildOpenApiDocument = () => (${JSON.stringify(generated)});\n`);
+  await write(
+    "packages/contract/dist/openapi.js",
+    `export const buildOpenApiDocument = () => (${JSON.stringify(generated)});\n`,
+  );
   return root;
 }
 
@@ -61,4 +73,6 @@ export async function check(root: string) {
 }
 
 export const changeset = (releases: Record<string, string>, summary: string) =>
-  `---\n${Object.entries(releases).map(([name, type]) => `"${name}": ${type}`).join("\n")}\n---\n\n${summary}\n`;
+  `---\n${Object.entries(releases)
+    .map(([name, type]) => `"${name}": ${type}`)
+    .join("\n")}\n---\n\n${summary}\n`;

@@ -30,7 +30,11 @@ export class PostgresBulkStore implements StoreReader {
 
   static async open(
     database: PostgresUrl,
-    { readOnly, connections = 1, connectTimeoutMs }: { readOnly: boolean; connections?: number; connectTimeoutMs: number },
+    {
+      readOnly,
+      connections = 1,
+      connectTimeoutMs,
+    }: { readOnly: boolean; connections?: number; connectTimeoutMs: number },
   ): Promise<PostgresBulkStore> {
     const pool = new pg.Pool({
       connectionString: database.url,
@@ -59,9 +63,13 @@ export class PostgresBulkStore implements StoreReader {
   }
 
   async appliedMigrations(): Promise<string[]> {
-    const { rows } = await this.query<{ exists: boolean }>("SELECT to_regclass('kysely_migration') IS NOT NULL AS exists");
+    const { rows } = await this.query<{ exists: boolean }>(
+      "SELECT to_regclass('kysely_migration') IS NOT NULL AS exists",
+    );
     if (!rows[0]!.exists) return [];
-    return (await this.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name")).rows.map((row) => row.name);
+    return (await this.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name")).rows.map(
+      (row) => row.name,
+    );
   }
 
   async countPlants(): Promise<number> {
@@ -74,7 +82,9 @@ export class PostgresBulkStore implements StoreReader {
   }
 
   async sizeBytes(): Promise<number> {
-    return Number((await this.query<{ bytes: bigint }>("SELECT pg_total_relation_size('plants') AS bytes")).rows[0]!.bytes);
+    return Number(
+      (await this.query<{ bytes: bigint }>("SELECT pg_total_relation_size('plants') AS bytes")).rows[0]!.bytes,
+    );
   }
 
   /** The plants with ids from `first` to `last`. */
@@ -88,13 +98,20 @@ export class PostgresBulkStore implements StoreReader {
 
   /** Up to `limit` plants in id order after id `after` (from the first without it). */
   async page(after: bigint | undefined, limit: number): Promise<PlantRow[]> {
-    const page = after === undefined ? this.query<PlantRow>(FIRST_PAGE, [limit]) : this.query<PlantRow>(NEXT_PAGE, [after.toString(), limit]);
+    const page =
+      after === undefined
+        ? this.query<PlantRow>(FIRST_PAGE, [limit])
+        : this.query<PlantRow>(NEXT_PAGE, [after.toString(), limit]);
     return (await page).rows;
   }
 
   /** Inserts the plants whose ids are free, in one statement; resolves with how many it inserted. */
   async insertMissing(rows: PlantRow[]): Promise<number> {
-    const inserted = await this.query(INSERT_BATCH, [rows.map((row) => row.id.toString()), rows.map((row) => row.name), rows.map((row) => row.tag)]);
+    const inserted = await this.query(INSERT_BATCH, [
+      rows.map((row) => row.id.toString()),
+      rows.map((row) => row.name),
+      rows.map((row) => row.tag),
+    ]);
     return inserted.rowCount ?? 0;
   }
 

@@ -50,7 +50,10 @@ const DEFAULT_MAX_BATCH_SIZE = 500;
 export class PostgresPlantStore implements PlantStore {
   private readonly queue: GroupCommitQueue<NewPlant, CreateOutcome>;
 
-  private constructor(private readonly pool: pg.Pool, options: PostgresStoreOptions) {
+  private constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresStoreOptions,
+  ) {
     this.queue = new GroupCommitQueue({
       writeBatch: (plants) =>
         this.writeBatch(plants).catch((error: unknown) => {
@@ -156,9 +159,13 @@ export async function migratePostgres(
 
 /** Applied migrations this build does not know, when every migration it does know is applied. */
 async function migrationsNewerThanThisBuild(kysely: Kysely<unknown>): Promise<string[]> {
-  const { rows } = await sql<{ exists: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS exists`.execute(kysely);
+  const { rows } = await sql<{ exists: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS exists`.execute(
+    kysely,
+  );
   if (!rows[0]?.exists) return [];
-  const applied = (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(kysely)).rows.map((row) => row.name);
+  const applied = (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(kysely)).rows.map(
+    (row) => row.name,
+  );
   const known = Object.keys(await postgresMigrations.getMigrations());
   const unknown = applied.filter((name) => !known.includes(name));
   return known.every((name) => applied.includes(name)) ? unknown : [];

@@ -40,7 +40,8 @@ export class SqlitePlantStore implements PlantStore {
   /** Opens (creating file and folder if needed) and migrates the database at `filename`. */
   static async open(filename: string, options: SqliteStoreOptions = {}): Promise<SqlitePlantStore> {
     // A second connection (the writer thread's) to ":memory:" would be a different, empty database.
-    if (filename === ":memory:") throw new Error("the SQLite store needs a file: an in-memory database cannot be shared");
+    if (filename === ":memory:")
+      throw new Error("the SQLite store needs a file: an in-memory database cannot be shared");
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     mkdirSync(dirname(filename), { recursive: true });
     await migrate({ filename, busyTimeoutMs });

@@ -23,13 +23,15 @@ export class SqliteStoreReader implements StoreReader {
    * SQLite creates no WAL and shared-memory files beside it, which a read-only connection could not remove.
    */
   static open(file: string, { leaveNoTrace = false } = {}): SqliteStoreReader {
-    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new StoreReadError(`no SQLite store at ${file} (DATABASE_URL)`);
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile())
+      throw new StoreReadError(`no SQLite store at ${file} (DATABASE_URL)`);
     let db: DatabaseSync | undefined;
     try {
       const idle = leaveNoTrace && !existsSync(`${file}-wal`);
       const location = idle ? new URL(`${pathToFileURL(file).href}?immutable=1`) : file;
       db = new DatabaseSync(location, { readOnly: true, readBigInts: true });
-      if (!hasTable(db, "plants")) throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
+      if (!hasTable(db, "plants"))
+        throw new StoreReadError(`${file} is a SQLite database without a plants table, not a Plant Store`);
       return new SqliteStoreReader(db, file);
     } catch (error) {
       db?.close();

@@ -52,7 +52,9 @@ export async function startSqliteThread<Message>(
   try {
     const first = await new Promise<Message>((resolve, reject) => {
       // An exit after the first message settles nothing: the promise is resolved by then.
-      void exited.then((code) => reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`)));
+      void exited.then((code) =>
+        reject(new Error(`the SQLite thread ${entry} exited with code ${code} while opening`)),
+      );
       thread.once("error", reject);
       thread.once("message", (message: Message) => {
         thread.off("error", reject);

@@ -114,7 +114,9 @@ export class SqliteWriter {
   private detach(thread: Worker, exitCode: number): void {
     if (this.thread !== thread) return;
     this.thread = undefined;
-    const failure = this.closed ? notOpen() : new StoreUnavailableError(`the SQLite writer thread exited (code ${exitCode})`);
+    const failure = this.closed
+      ? notOpen()
+      : new StoreUnavailableError(`the SQLite writer thread exited (code ${exitCode})`);
     for (const awaited of this.awaitingReply.values()) awaited.reject(failure);
     this.awaitingReply.clear();
     if (!this.closed) this.scheduleRestart();

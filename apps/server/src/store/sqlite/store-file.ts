@@ -15,7 +15,9 @@ export function countPlants(db: DatabaseSync): number {
 /** The migrations applied, in name order; none when no server has opened the file. */
 export function appliedMigrations(db: DatabaseSync): string[] {
   if (!hasTable(db, "kysely_migration")) return [];
-  return (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+  return (db.prepare("SELECT name FROM kysely_migration ORDER BY name").all() as { name: string }[]).map(
+    (row) => row.name,
+  );
 }
 
 /** What PRAGMA integrity_check finds wrong: nothing for a whole file. */

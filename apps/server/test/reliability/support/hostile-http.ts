@@ -24,10 +24,23 @@ const requestLine = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      "POST /plants HTTP/1.0", "POST /plants?x=1 HTTP/1.1", "POST //plants HTTP/1.1", "POST /plants/ HTTP/1.1",
-      "POST /PLANTS HTTP/1.1", "POST /%70lants HTTP/1.1", "GET /plants HTTP/1.1", "PUT /plants HTTP/1.1",
-      "OPTIONS * HTTP/1.1", "POST http://127.0.0.1/plants HTTP/1.1", "POST /plants HTTP/2.0", "POST /plants HTTP/1.1 x",
-      "POST  /plants HTTP/1.1", "post /plants HTTP/1.1", "POST /plants", "BREW /pot HTCPCP/1.0", "POST /pl ants HTTP/1.1",
+      "POST /plants HTTP/1.0",
+      "POST /plants?x=1 HTTP/1.1",
+      "POST //plants HTTP/1.1",
+      "POST /plants/ HTTP/1.1",
+      "POST /PLANTS HTTP/1.1",
+      "POST /%70lants HTTP/1.1",
+      "GET /plants HTTP/1.1",
+      "PUT /plants HTTP/1.1",
+      "OPTIONS * HTTP/1.1",
+      "POST http://127.0.0.1/plants HTTP/1.1",
+      "POST /plants HTTP/2.0",
+      "POST /plants HTTP/1.1 x",
+      "POST  /plants HTTP/1.1",
+      "post /plants HTTP/1.1",
+      "POST /plants",
+      "BREW /pot HTCPCP/1.0",
+      "POST /pl ants HTTP/1.1",
       "\u0000POST /plants HTTP/1.1",
     ),
   },
@@ -36,7 +49,10 @@ const requestLine = fc.oneof(
 /** How the body is framed: honestly, or in the ways request smuggling and parser bugs are made of. */
 type Framing = (body: string) => { headers: string[]; body: string };
 const framing: fc.Arbitrary<Framing> = fc.oneof(
-  { weight: 6, arbitrary: fc.constant<Framing>((body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`], body })) },
+  {
+    weight: 6,
+    arbitrary: fc.constant<Framing>((body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`], body })),
+  },
   {
     weight: 3,
     arbitrary: fc.constant<Framing>((body) => ({
@@ -48,7 +64,10 @@ const framing: fc.Arbitrary<Framing> = fc.oneof(
     weight: 4,
     arbitrary: fc.constantFrom<Framing>(
       (body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`, "Transfer-Encoding: chunked"], body }),
-      (body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`, `Content-Length: ${Buffer.byteLength(body) + 1}`], body }),
+      (body) => ({
+        headers: [`Content-Length: ${Buffer.byteLength(body)}`, `Content-Length: ${Buffer.byteLength(body) + 1}`],
+        body,
+      }),
       (body) => ({ headers: [`Content-Length: ${Math.max(0, Buffer.byteLength(body) - 5)}`], body }),
       (body) => ({ headers: ["Content-Length: -1"], body }),
       (body) => ({ headers: ["Content-Length: 1e3"], body }),
@@ -56,20 +75,40 @@ const framing: fc.Arbitrary<Framing> = fc.oneof(
       (body) => ({ headers: ["Content-Length: 99999999999999999999"], body }),
       (body) => ({ headers: ["Transfer-Encoding: chunked, gzip"], body }),
       (body) => ({ headers: ["Transfer-Encoding: xchunked"], body }),
-      (body) => ({ headers: ["Transfer-Encoding : chunked"], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }),
+      (body) => ({
+        headers: ["Transfer-Encoding : chunked"],
+        body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      }),
       (body) => ({ headers: ["Transfer-Encoding: chunked"], body: `zz\r\n${body}\r\n0\r\n\r\n` }),
-      (body) => ({ headers: ["Transfer-Encoding: chunked"], body: `${Buffer.byteLength(body).toString(16)};ext=1\r\n${body}\r\n0\r\n\r\n` }),
-      (body) => ({ headers: ["Transfer-Encoding: chunked"], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\nX-Trailer: 1\r\n\r\n` }),
+      (body) => ({
+        headers: ["Transfer-Encoding: chunked"],
+        body: `${Buffer.byteLength(body).toString(16)};ext=1\r\n${body}\r\n0\r\n\r\n`,
+      }),
+      (body) => ({
+        headers: ["Transfer-Encoding: chunked"],
+        body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\nX-Trailer: 1\r\n\r\n`,
+      }),
       (body) => ({ headers: [], body }),
     ),
   },
 );
 
 const odd = fc.constantFrom(
-  "X-Folded: a\r\n  continued", "X-Bare-LF: a\nX-Other: b", "Bad Header: x", ": empty-name", "X-Nul: a\u0000b",
-  "X-Ctl: a\u0001b", "X-Latin1: caf\u00e9", `X-Long: ${"l".repeat(3000)}`, "Content-Type: text/plain",
-  "Content-Type: application/json; charset=latin1", "Connection: close", "Connection: keep-alive, Upgrade",
-  "Upgrade: websocket", "Expect: 100-continue", "Host: second.example",
+  "X-Folded: a\r\n  continued",
+  "X-Bare-LF: a\nX-Other: b",
+  "Bad Header: x",
+  ": empty-name",
+  "X-Nul: a\u0000b",
+  "X-Ctl: a\u0001b",
+  "X-Latin1: caf\u00e9",
+  `X-Long: ${"l".repeat(3000)}`,
+  "Content-Type: text/plain",
+  "Content-Type: application/json; charset=latin1",
+  "Connection: close",
+  "Connection: keep-alive, Upgrade",
+  "Upgrade: websocket",
+  "Expect: 100-continue",
+  "Host: second.example",
 );
 
 /** Hostile raw connections: one to three requests back to back, each with its framing and odd headers. */

@@ -42,13 +42,44 @@ const numberLiteral = fc.oneof(
   fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
   fc.double().filter(Number.isFinite).map(String),
   fc.constantFrom(
-    "-0", "0.0", "-0.0", "1e3", "1E+2", "1e-7", "-1e-7", "1.5", "1.0", "9007199254740993", "9223372036854775807",
-    "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1e400", "-1e400", "1e-400",
-    `1${"0".repeat(400)}`, `0.${"0".repeat(300)}1`, "123456789012345678901234567890e-10",
+    "-0",
+    "0.0",
+    "-0.0",
+    "1e3",
+    "1E+2",
+    "1e-7",
+    "-1e-7",
+    "1.5",
+    "1.0",
+    "9007199254740993",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    `1${"0".repeat(400)}`,
+    `0.${"0".repeat(300)}1`,
+    "123456789012345678901234567890e-10",
   ),
 );
 /** Tokens that look like JSON but are not: these make a body malformed wherever they appear. */
-const invalidLiteral = fc.constantFrom("+1", ".5", "01", "NaN", "Infinity", "-", "0x10", "'x'", "undefined", "tru", "1e", "\"\\x\"", "\"\\ud800");
+const invalidLiteral = fc.constantFrom(
+  "+1",
+  ".5",
+  "01",
+  "NaN",
+  "Infinity",
+  "-",
+  "0x10",
+  "'x'",
+  "undefined",
+  "tru",
+  "1e",
+  '"\\x"',
+  '"\\ud800',
+);
 
 const scalarLiteral = fc.oneof(
   { weight: 3, arbitrary: numberLiteral },
@@ -56,10 +87,24 @@ const scalarLiteral = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("true", "false", "null") },
 );
 const trickyKey = fc.oneof(
-  fc.constantFrom("id", "name", "tag", "__proto__", "constructor", "prototype", "ID", "Name", " id", "id\u0000", "toString", "hasOwnProperty"),
+  fc.constantFrom(
+    "id",
+    "name",
+    "tag",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "ID",
+    "Name",
+    " id",
+    "id\u0000",
+    "toString",
+    "hasOwnProperty",
+  ),
   fc.string(),
 );
-const objectText = (entries: [string, string][]) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+const objectText = (entries: [string, string][]) =>
+  `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
 
 /** Any JSON value as text, nested a few levels, with tricky keys and literals. */
 const { value: jsonValueText } = fc.letrec<{ value: string }>((tie) => ({
@@ -84,7 +129,10 @@ export const pollutingValue = fc.oneof(
 const pollutingEntry = fc.oneof(
   fc.tuple(fc.constant("__proto__"), pollutingValue),
   fc.tuple(fc.constant("constructor"), pollutingValue),
-  fc.tuple(fc.constant("constructor"), pollutingValue.map((inner) => `{"prototype":${inner}}`)),
+  fc.tuple(
+    fc.constant("constructor"),
+    pollutingValue.map((inner) => `{"prototype":${inner}}`),
+  ),
 );
 
 /**
@@ -93,8 +141,16 @@ const pollutingEntry = fc.oneof(
  */
 const newPlantText = fc
   .record({
-    id: fc.option(fc.oneof({ weight: 8, arbitrary: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }).map(String) }, { weight: 2, arbitrary: jsonValueText }), { freq: 10 }),
-    name: fc.option(fc.oneof({ weight: 8, arbitrary: stringLiteral }, { weight: 2, arbitrary: jsonValueText }), { freq: 10 }),
+    id: fc.option(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }).map(String) },
+        { weight: 2, arbitrary: jsonValueText },
+      ),
+      { freq: 10 },
+    ),
+    name: fc.option(fc.oneof({ weight: 8, arbitrary: stringLiteral }, { weight: 2, arbitrary: jsonValueText }), {
+      freq: 10,
+    }),
     tag: fc.option(fc.oneof({ weight: 8, arbitrary: stringLiteral }, { weight: 2, arbitrary: jsonValueText })),
     extra: fc.array(fc.oneof(pollutingEntry, fc.tuple(trickyKey, jsonValueText)), { maxLength: 3 }),
     repeatFirst: fc.integer({ min: 0, max: 9 }).map((roll) => roll < 3),
@@ -109,19 +165,34 @@ const newPlantText = fc
     return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length }).map(objectText);
   });
 
-const deepNesting = fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.boolean()).map(([depth, arrays]) =>
-  arrays ? `{"id":1,"name":${"[".repeat(depth)}${"]".repeat(depth)}}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
-);
+const deepNesting = fc
+  .tuple(fc.integer({ min: 1, max: 100_000 }), fc.boolean())
+  .map(([depth, arrays]) =>
+    arrays
+      ? `{"id":1,"name":${"[".repeat(depth)}${"]".repeat(depth)}}`
+      : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
+  );
 
 const jsonText = fc.oneof(
   { weight: 6, arbitrary: newPlantText },
   { weight: 2, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
   { weight: 2, arbitrary: jsonValueText },
   { weight: 1, arbitrary: deepNesting },
-  { weight: 1, arbitrary: fc.tuple(newPlantText, invalidLiteral).map(([text, bad]) => text.replace(/:[^,}]*/, `:${bad}`)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(newPlantText, invalidLiteral).map(([text, bad]) => text.replace(/:[^,}]*/, `:${bad}`)),
+  },
 );
 
-const INVALID_UTF8 = [[0xff], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xfe, 0xff]];
+const INVALID_UTF8 = [
+  [0xff],
+  [0x80],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0xfe, 0xff],
+];
 
 /** Bodies as bytes: the JSON text, or the text truncated, padded past the limit, or with invalid UTF-8. */
 const bodyOf = (limitBytes: number) =>
@@ -129,17 +200,28 @@ const bodyOf = (limitBytes: number) =>
     { weight: 10, arbitrary: jsonText.map((text) => ({ body: Buffer.from(text, "utf8"), shape: "json" })) },
     {
       weight: 2,
-      arbitrary: fc.tuple(jsonText, fc.nat()).map(([text, cut]) => ({ body: Buffer.from(text.slice(0, cut % Math.max(1, text.length)), "utf8"), shape: "truncated" })),
+      arbitrary: fc.tuple(jsonText, fc.nat()).map(([text, cut]) => ({
+        body: Buffer.from(text.slice(0, cut % Math.max(1, text.length)), "utf8"),
+        shape: "truncated",
+      })),
     },
     {
       weight: 2,
       arbitrary: fc.tuple(jsonText, fc.nat(), fc.constantFrom(...INVALID_UTF8)).map(([text, at, bad]) => {
         const bytes = Buffer.from(text, "utf8");
         const cut = at % (bytes.length + 1);
-        return { body: Buffer.concat([bytes.subarray(0, cut), Buffer.from(bad), bytes.subarray(cut)]), shape: "invalid-utf8" };
+        return {
+          body: Buffer.concat([bytes.subarray(0, cut), Buffer.from(bad), bytes.subarray(cut)]),
+          shape: "invalid-utf8",
+        };
       }),
     },
-    { weight: 1, arbitrary: fc.constantFrom("", " ", "\r\n", "\uFEFF", "null", "{}{}", "{} x").map((text) => ({ body: Buffer.from(text, "utf8"), shape: "edge" })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("", " ", "\r\n", "\uFEFF", "null", "{}{}", "{} x")
+        .map((text) => ({ body: Buffer.from(text, "utf8"), shape: "edge" })),
+    },
     {
       weight: 1,
       arbitrary: fc.tuple(newPlantText, fc.integer({ min: 1, max: 4096 })).map(([text, over]) => ({
@@ -151,16 +233,37 @@ const bodyOf = (limitBytes: number) =>
 
 // ---- Headers.
 
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 
 const contentType = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom("application/json", "application/json; charset=utf-8", "Application/JSON; Charset=\"UTF-8\"", "application/json;charset=UTF-8") },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      'Application/JSON; Charset="UTF-8"',
+      "application/json;charset=UTF-8",
+    ),
+  },
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      undefined, "", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-      "application/json; charset=latin1", "application/json; charset=utf-16", "application/merge-patch+json",
-      "application/json;;", "application/json; charset", "json", "*/*", "application/json, text/plain",
+      undefined,
+      "",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/json; charset=latin1",
+      "application/json; charset=utf-16",
+      "application/merge-patch+json",
+      "application/json;;",
+      "application/json; charset",
+      "json",
+      "*/*",
+      "application/json, text/plain",
     ),
   },
   { weight: 1, arbitrary: headerText },
@@ -169,7 +272,9 @@ const contentType = fc.oneof(
 const authorization: fc.Arbitrary<{ header: string | undefined; authorized: boolean }> = fc.oneof(
   {
     weight: 12,
-    arbitrary: fc.constantFrom("Bearer ", "bearer ", "BEARER ", "Bearer   ").map((scheme) => ({ header: `${scheme}${sign({})}`, authorized: true })),
+    arbitrary: fc
+      .constantFrom("Bearer ", "bearer ", "BEARER ", "Bearer   ")
+      .map((scheme) => ({ header: `${scheme}${sign({})}`, authorized: true })),
   },
   {
     weight: 4,
@@ -195,11 +300,24 @@ const authorization: fc.Arbitrary<{ header: string | undefined; authorized: bool
       .map((make) => ({ header: make(), authorized: false })),
   },
   { weight: 1, arbitrary: headerText.map((header) => ({ header, authorized: false })) },
-  { weight: 1, arbitrary: headerText.map((junk) => ({ header: `Bearer ${junk.replace(/\s/g, "")}.${junk}`, authorized: false })) },
+  {
+    weight: 1,
+    arbitrary: headerText.map((junk) => ({ header: `Bearer ${junk.replace(/\s/g, "")}.${junk}`, authorized: false })),
+  },
 );
 
 const extraHeaders = fc.dictionary(
-  fc.constantFrom("x-request-id", "accept", "accept-charset", "content-encoding", "x-forwarded-for", "cookie", "user-agent", "x-http-method-override", "origin"),
+  fc.constantFrom(
+    "x-request-id",
+    "accept",
+    "accept-charset",
+    "content-encoding",
+    "x-forwarded-for",
+    "cookie",
+    "user-agent",
+    "x-http-method-override",
+    "origin",
+  ),
   headerText,
   { maxKeys: 3 },
 );
@@ -232,6 +350,16 @@ export function describeRequest(request: HostileRequest): string {
  */
 export const pollutingBody: fc.Arbitrary<(id: bigint) => string> = fc
   .tuple(fc.array(pollutingEntry, { minLength: 1, maxLength: 4 }), fc.boolean())
-  .map(([entries, asPlant]) => (id: bigint) =>
-    objectText([...(asPlant ? ([["id", String(id)], ["name", '"polluter"']] as [string, string][]) : []), ...entries]),
+  .map(
+    ([entries, asPlant]) =>
+      (id: bigint) =>
+        objectText([
+          ...(asPlant
+            ? ([
+                ["id", String(id)],
+                ["name", '"polluter"'],
+              ] as [string, string][])
+            : []),
+          ...entries,
+        ]),
   );

@@ -69,11 +69,15 @@ export function openRawConnection(port: number): Promise<RawConnection> {
     );
     const responses = (count: number, timeoutMs = 10_000) =>
       new Promise<RawResponse[]>((done, fail) => {
-        const timer = setTimeout(() => finish(new Error(`fewer than ${count} responses within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new Error(`fewer than ${count} responses within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         const check = () => {
           const parsed = parseResponses(received).responses;
           if (parsed.length >= count) finish(undefined, parsed.slice(0, count));
-          else if (socket.destroyed) finish(new Error(`connection closed after ${parsed.length} of ${count} responses`));
+          else if (socket.destroyed)
+            finish(new Error(`connection closed after ${parsed.length} of ${count} responses`));
         };
         const finish = (error?: Error, result?: RawResponse[]) => {
           clearTimeout(timer);
