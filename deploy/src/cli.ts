@@ -40,7 +40,7 @@ async function main(command: string | undefined, args: string[]): Promise<number
     case "sbom": {
       const [folder, output] = args;
       if (folder === undefined) {
-        console.error("usage: pnpm sbom <deployed folder> [output file, default <folder>/sbom.cdx.json]");
+        console.error("usage: pnpm run sbom <deployed folder> [output file, default <folder>/sbom.cdx.json]");
         return 1;
       }
       writeSbom(from(folder), from(output ?? `${folder}/sbom.cdx.json`));

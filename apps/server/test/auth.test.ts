@@ -128,7 +128,7 @@ describe("POST /plants bearer authentication", () => {
     expectUnauthorized(res, ErrorCode.InvalidToken, /malformed/);
   });
 
-  it("the token signToken makes (what `pnpm token` prints) is accepted", async () => {
+  it("the token signToken makes (what `pnpm run token` prints) is accepted", async () => {
     const token = signToken({ secret: TEST_SECRET, issuer: ISSUER, audience: AUDIENCE });
     expect((await postWith(`Bearer ${token}`)).status).toBe(200);
   });

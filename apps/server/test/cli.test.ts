@@ -43,7 +43,7 @@ describe("plant-store (dist/cli.js)", () => {
   });
 });
 
-describe("plant-store issue-token (pnpm token)", () => {
+describe("plant-store issue-token (pnpm run token)", () => {
   it("grants the scopes in JWT_REQUIRED_SCOPE by default: the token alone on stdout, what it grants on stderr", async () => {
     const env = { JWT_SECRET: SECRET, JWT_REQUIRED_SCOPE: "plants:write garden", NODE_ENV: "production" };
     const { code, stdout, stderr } = await runCli(["issue-token"], env);

@@ -1,5 +1,6 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
@@ -7,6 +8,18 @@ import { serverProcesses } from "./support/server-process.js";
 import { tempDir } from "./support/temp-dir.js";
 
 const README = fileURLToPath(new URL("../../../README.md", import.meta.url));
+
+/** Runs a README command line as a reader's shell would, at the repository's root, with `env` exported. */
+function shell(command: string, env: Record<string, string>): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "bash",
+      ["-c", command],
+      { cwd: dirname(README), env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout) => resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout }),
+    );
+  });
+}
 const servers = serverProcesses();
 
 /** The variables a README terminal block exports: `export A=1 B=2` lines, in the block that starts with `# <title>`. */
@@ -28,7 +41,7 @@ const createMonstera = (baseUrl: string, token: string) =>
   });
 
 describe("README's two-terminal recipe, run as written", () => {
-  it("both terminals set JWT_REQUIRED_SCOPE alike: the server names the scopes it requires, and pnpm token grants them", async () => {
+  it("both terminals set JWT_REQUIRED_SCOPE alike: the server names the scopes it requires, and pnpm run token grants them", async () => {
     const readme = readFileSync(README, "utf8");
     const terminal1 = terminalExports(readme, "Terminal 1");
     const terminal2 = terminalExports(readme, "Terminal 2");
@@ -45,7 +58,10 @@ describe("README's two-terminal recipe, run as written", () => {
     );
     expect(keysLine.requiredScopes).toEqual(terminal1.JWT_REQUIRED_SCOPE!.split(" "));
 
-    const token = await runCli(["issue-token"], terminal2);
+    // Terminal 2's token, minted by the command inside its curl line's $(...), exactly as written.
+    const mint = /\$\((npx -y pnpm@[^)]+)\)/.exec(readme)?.[1];
+    expect(mint).toMatch(/ run token$/);
+    const token = await shell(mint!, terminal2);
     expect(token.code).toBe(0);
     const created = await createMonstera(server.baseUrl, token.stdout.trim());
     expect(created.status).toBe(200);

@@ -88,7 +88,7 @@ export async function composePlantStore(
   const tracing = await loadTracing(tracesExport(config), metrics.registry);
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, tracing.logFields);
   tracing.logTo(logger);
-  // The scopes a token must grant, so whoever mints one (pnpm token reads JWT_REQUIRED_SCOPE) sees what to grant.
+  // The scopes a token must grant, so whoever mints one (pnpm run token reads JWT_REQUIRED_SCOPE) sees what to grant.
   logger.info({ keys, requiredScopes: config.JWT_REQUIRED_SCOPE ?? [] }, "token keys loaded");
 
   const waitingStore =

@@ -140,7 +140,7 @@ export async function runServerExpectingExit(
   return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
-/** A bearer token from the server's own `pnpm token` CLI, for the key configured in `env` (JWT_SECRET…). */
+/** A bearer token from the server's own `pnpm run token` CLI, for the key configured in `env` (JWT_SECRET…). */
 async function issueTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
   const issued = await runCli(["issue-token", subject], env, { cwd: SERVER_DIR });
   if (issued.code !== 0) throw new Error(`issue-token exited with ${issued.code}: ${issued.stderr}`);
