@@ -1,15 +1,46 @@
 #!/usr/bin/env node
 // `plant-store`, the server package's bin: the operations a server team runs, with the server's environment.
 import { parseArgs } from "node:util";
-import { loadConfig } from "./config.js";
-import { backup } from "./cli/backup.js";
-import { type Command, type CommandOption, oneLine } from "./cli/command.js";
-import { copyStoreCommand, EXIT_DIFFERENT } from "./cli/copy-store.js";
-import { EXIT_ABSENT, inspect } from "./cli/inspect.js";
-import { issueToken } from "./cli/issue-token.js";
-import { restore } from "./cli/restore.js";
+import type { Command, CommandOption } from "./cli/command.js";
+import { EXIT_ABSENT, EXIT_DIFFERENT } from "./cli/exit-codes.js";
+import { oneLine } from "./one-line.js";
 
-const COMMANDS: Command[] = [backup, restore, copyStoreCommand, inspect, issueToken];
+interface CommandEntry {
+  name: string;
+  /** One line for `plant-store --help`. */
+  summary: string;
+  load: () => Promise<Command>;
+}
+
+// A command's module (and the store, SQLite and PostgreSQL code it imports) is loaded only when that command runs:
+// loading every one made each start, `--help` included, take twice as long.
+const COMMANDS: CommandEntry[] = [
+  {
+    name: "backup",
+    summary: "write a consistent snapshot of the SQLite store while the server runs (once, or every N minutes)",
+    load: async () => (await import("./cli/backup.js")).backup,
+  },
+  {
+    name: "restore",
+    summary: "put a snapshot in place as the SQLite store, with the server stopped",
+    load: async () => (await import("./cli/restore.js")).restore,
+  },
+  {
+    name: "copy-store",
+    summary: "copy every plant from the SQLite store to PostgreSQL, then verify both sides",
+    load: async () => (await import("./cli/copy-store.js")).copyStoreCommand,
+  },
+  {
+    name: "inspect",
+    summary: "print the store's location, schema version, plant count and size, or one plant (--id), read-only",
+    load: async () => (await import("./cli/inspect.js")).inspect,
+  },
+  {
+    name: "issue-token",
+    summary: "print a bearer token signed with JWT_SECRET (development, scripts)",
+    load: async () => (await import("./cli/issue-token.js")).issueToken,
+  },
+];
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -54,9 +85,10 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(globalHelp());
     return name === undefined ? 1 : 0;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined)
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  if (entry === undefined)
     throw new Error(`unknown command ${JSON.stringify(name)}: run plant-store --help for the list`);
+  const command = await entry.load();
   const options = Object.fromEntries(
     Object.entries(command.options).map(([option, { type, short }]) => [option, { type, ...(short && { short }) }]),
   );
@@ -81,6 +113,8 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
+  // Loaded here for the same reason: help needs no configuration.
+  const { loadConfig } = await import("./config.js");
   return command.run(
     { values, positionals: parsed.positionals },
     loadConfig(process.env, { keySourceRequired: false }),

@@ -23,7 +23,6 @@ const SNAPSHOT_NAME = /^plants-\d{8}T\d{6}Z\.db$/;
 /** `plant-store backup`: an online snapshot of the SQLite store, once into a file or every N minutes into a folder. */
 export const backup: Command = {
   name: "backup",
-  summary: "write a consistent snapshot of the SQLite store while the server runs (once, or every N minutes)",
   usage: ["<file> [--force]", "--dir <dir> [--every <minutes>] [--keep <count>] [--metrics-port <port>]"],
   description: [
     "Copies the SQLite store in DATABASE_URL with SQLite's online backup API while the server goes on serving:",

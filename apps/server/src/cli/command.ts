@@ -15,11 +15,9 @@ export interface CommandArgs {
   positionals: string[];
 }
 
-/** A `plant-store` command (src/cli.ts lists them). */
+/** A `plant-store` command (src/cli.ts lists them, with the one line `plant-store --help` says of each). */
 export interface Command {
   name: string;
-  /** One line for `plant-store --help`. */
-  summary: string;
   /** The usage lines after `plant-store <name>`, e.g. `<file> [--force]`. */
   usage: string[];
   /** What `plant-store <name> --help` says after the usage. */

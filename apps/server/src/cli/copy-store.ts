@@ -3,17 +3,15 @@ import { type CopyResult, copyStore } from "../operations/copy-store.js";
 import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
 import { sqliteFilename } from "../store/open-store.js";
 import { type Command, CommandError, positiveNumber } from "./command.js";
+import { EXIT_DIFFERENT } from "./exit-codes.js";
 import { progressLine } from "./progress.js";
 
-/** Exit code when the copy ran but the two sides differ: conflicts, or a target holding other plants. */
-export const EXIT_DIFFERENT = 2;
 const DEFAULT_BATCH_SIZE = 5_000;
 const CONFLICTS_LISTED = 100;
 
 /** `plant-store copy-store`: every plant of the SQLite store into PostgreSQL, verified. */
 export const copyStoreCommand: Command = {
   name: "copy-store",
-  summary: "copy every plant from the SQLite store to PostgreSQL, then verify both sides",
   usage: ["--to <postgres URL> [--batch-size <plants>]"],
   description: [
     "Copies every plant of the SQLite store in DATABASE_URL into the PostgreSQL database at --to: migrates it",

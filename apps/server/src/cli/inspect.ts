@@ -1,17 +1,15 @@
 import { findPlant, summarizeStore } from "../operations/inspect.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { type Command, CommandError } from "./command.js";
+import { EXIT_ABSENT } from "./exit-codes.js";
 import { formatBytes } from "./progress.js";
 
-/** Exit code of `inspect --id` when the store holds no plant with that id. */
-export const EXIT_ABSENT = 2;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** `plant-store inspect`: what a store holds, read without writing to it. */
 export const inspect: Command = {
   name: "inspect",
-  summary: "print the store's location, schema version, plant count and size, or one plant (--id), read-only",
   usage: ["[--id <id>]"],
   description: [
     "Reads the store in DATABASE_URL, SQLite or PostgreSQL, without writing to it: SQLite is opened read-only,",

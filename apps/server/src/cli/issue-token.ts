@@ -7,7 +7,6 @@ const DEFAULT_EXPIRES_IN_SECONDS = 3600;
 /** `plant-store issue-token`: a development token for the configured JWT_SECRET, with the scopes the server requires. */
 export const issueToken: Command = {
   name: "issue-token",
-  summary: "print a bearer token signed with JWT_SECRET (development, scripts)",
   usage: ["[subject] [--scope <scopes>] [--expires-in <seconds>]"],
   description: [
     "Prints an HS256 token on stdout, and what it grants on stderr, so TOKEN=$(plant-store issue-token) captures",

@@ -6,7 +6,6 @@ import { type Command, CommandError, onePositional } from "./command.js";
 /** `plant-store restore`: a snapshot `backup` wrote, checked and put in place as the SQLite store. */
 export const restore: Command = {
   name: "restore",
-  summary: "put a snapshot in place as the SQLite store, with the server stopped",
   usage: ["<file> [--force]"],
   description: [
     "Checks the snapshot (PRAGMA integrity_check, a schema version this server knows), then puts it in place as",
