@@ -96,14 +96,16 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     mkdirSync(join(store.file, ".."), { recursive: true });
     await fillSqliteStore(store.file, plants);
     const snapshot = join(tempDir("plant-store-cli-paths-"), "snapshot.db");
-    const backedUp = await runCli(["backup", snapshot], { DATABASE_URL: store.databaseUrl }, { cwd: SERVER_DIR });
-    expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
     // The same relative value from elsewhere names a store that is not there, and says where it looked.
-    const elsewhere = await runCli(
-      ["backup", join(tempDir("plant-store-cli-paths-"), "other.db")],
-      { DATABASE_URL: store.databaseUrl },
-      { cwd: REPO_ROOT },
-    );
+    const [backedUp, elsewhere] = await Promise.all([
+      runCli(["backup", snapshot], { DATABASE_URL: store.databaseUrl }, { cwd: SERVER_DIR }),
+      runCli(
+        ["backup", join(tempDir("plant-store-cli-paths-"), "other.db")],
+        { DATABASE_URL: store.databaseUrl },
+        { cwd: REPO_ROOT },
+      ),
+    ]);
+    expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
     expect(elsewhere.stderr).toBe(
       `plant-store backup: there is no SQLite store at ${join(REPO_ROOT, store.databaseUrl)}\n`,
     );
@@ -116,6 +118,8 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     await fillSqliteStore(store, plants);
     const snapshot = join(dir, "snapshot.db");
     writeFileSync(snapshot, "an operator's file");
+    // --force with --dir is refused before anything is read: it runs beside the others.
+    const withDir = runCli(["backup", "--dir", dir, "--force"], { DATABASE_URL: store });
     const refused = await runCli(["backup", snapshot], { DATABASE_URL: store });
     expect(refused).toMatchObject({ code: 1, stdout: "" });
     expect(refused.stderr).toBe(
@@ -127,8 +131,10 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     expect(forced.code, forced.stderr).toBe(0);
     expect(querySqliteFile(snapshot, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
 
-    const withDir = await runCli(["backup", "--dir", dir, "--force"], { DATABASE_URL: store });
-    expect(withDir).toMatchObject({ code: 1, stderr: "plant-store backup: --force goes with a <file>, not --dir\n" });
+    expect(await withDir).toMatchObject({
+      code: 1,
+      stderr: "plant-store backup: --force goes with a <file>, not --dir\n",
+    });
   });
 
   it("restore refuses the store's own file as the snapshot, however the path is spelled, even with --force", async () => {
@@ -136,17 +142,19 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     const store = join(dir, "plants.db");
     await fillSqliteStore(store, plants);
     const before = readFileSync(store);
-    for (const spelled of [store, join(dir, "..", dir.split("/").at(-1)!, "plants.db")]) {
-      const result = await runCli(["restore", spelled, "--force"], { DATABASE_URL: store }, { cwd: dir });
-      expect(result).toMatchObject({ code: 1, stdout: "" });
+    // Each spelling is refused without touching the store: the three run at once.
+    const results = await Promise.all([
+      ...[store, join(dir, "..", dir.split("/").at(-1)!, "plants.db")].map((spelled) =>
+        runCli(["restore", spelled, "--force"], { DATABASE_URL: store }, { cwd: dir }),
+      ),
+      runCli(["restore", "plants.db", "--force"], { DATABASE_URL: "./plants.db" }, { cwd: dir }),
+    ]);
+    for (const result of results.slice(0, 2)) expect(result).toMatchObject({ code: 1, stdout: "" });
+    for (const result of results) {
       expect(result.stderr).toBe(
         `plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`,
       );
     }
-    const relative = await runCli(["restore", "plants.db", "--force"], { DATABASE_URL: "./plants.db" }, { cwd: dir });
-    expect(relative.stderr).toBe(
-      `plant-store restore: ${store} is the store itself (DATABASE_URL): restore a snapshot that backup wrote\n`,
-    );
     expect(readFileSync(store).equals(before)).toBe(true);
     expect(existsSync(`${store}.restoring`)).toBe(false);
   });

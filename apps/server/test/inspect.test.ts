@@ -1,14 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.js";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { runCli } from "./support/cli-process.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
+import { tempDir as makeTempDir } from "./support/temp-dir.js";
 
 const plants = [
   { id: 1n, name: "Oak", tag: null },
@@ -16,11 +16,8 @@ const plants = [
   { id: -(2n ** 63n), name: "Lowest", tag: null },
 ];
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "plant-store-inspect-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+/** A fresh folder, removed when the test ends, or after the file when made outside a test. */
+const tempDir = () => makeTempDir("plant-store-inspect-");
 
 async function sqliteStore(): Promise<{ dir: string; file: string }> {
   const dir = tempDir();
@@ -30,8 +27,14 @@ async function sqliteStore(): Promise<{ dir: string; file: string }> {
 }
 
 describe("plant-store inspect on a SQLite store", () => {
+  // One store for the tests that only read: inspect never writes to it, which the first test checks.
+  let shared: { dir: string; file: string };
+  beforeAll(async () => {
+    shared = await sqliteStore();
+  });
+
   it("prints the location, the schema version as a number, the plant count and the size, and writes nothing", async () => {
-    const { dir, file } = await sqliteStore();
+    const { dir, file } = shared;
     const before = readFileSync(file);
     const result = await runCli(["inspect"], { DATABASE_URL: file });
     expect(result.stderr).toBe("");
@@ -49,20 +52,25 @@ describe("plant-store inspect on a SQLite store", () => {
     const server = new DatabaseSync(file);
     onTestFinished(() => server.close());
     server.exec("PRAGMA wal_autocheckpoint = 0; INSERT INTO plants (id, name) VALUES (2, 'Elm')");
-    const result = await runCli(["inspect"], { DATABASE_URL: file });
+    const [result, elm] = await Promise.all([
+      runCli(["inspect"], { DATABASE_URL: file }),
+      runCli(["inspect", "--id", "2"], { DATABASE_URL: file }),
+    ]);
     expect(result.stdout).toMatch(/^plants: 4$/m);
-    const elm = await runCli(["inspect", "--id", "2"], { DATABASE_URL: file });
     expect(elm.stdout).toBe('{"id":2,"name":"Elm"}\n');
   });
 
   it("--id prints one plant as JSON with its int64 id exact; an absent id exits 2 and creates nothing", async () => {
-    const { file } = await sqliteStore();
-    const found = await runCli(["inspect", "--id", "9007199254740993"], { DATABASE_URL: file });
+    const { file } = shared;
+    // Three reads of one store, independent of each other: run at once.
+    const [found, lowest, absent] = await Promise.all([
+      runCli(["inspect", "--id", "9007199254740993"], { DATABASE_URL: file }),
+      runCli(["inspect", `--id=${-(2n ** 63n)}`], { DATABASE_URL: file }),
+      runCli(["inspect", "--id", "9007199254740992"], { DATABASE_URL: file }),
+    ]);
     expect(found).toMatchObject({ code: 0, stderr: "", stdout: '{"id":9007199254740993,"name":"Ash","tag":"tree"}\n' });
-    const lowest = await runCli(["inspect", `--id=${-(2n ** 63n)}`], { DATABASE_URL: file });
     expect(lowest.stdout).toBe('{"id":-9223372036854775808,"name":"Lowest"}\n');
 
-    const absent = await runCli(["inspect", "--id", "9007199254740992"], { DATABASE_URL: file });
     expect(absent).toMatchObject({
       code: 2,
       stdout: "",
@@ -76,7 +84,7 @@ describe("plant-store inspect on a SQLite store", () => {
     ["a fraction", "1.5"],
     ["a word", "oak"],
   ])("--id with %s: exit 1, one line", async (_, id) => {
-    const { file } = await sqliteStore();
+    const { file } = shared;
     const result = await runCli(["inspect", "--id", id], { DATABASE_URL: file });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toBe(
@@ -113,14 +121,8 @@ describe("plant-store inspect on a SQLite store", () => {
 });
 
 describePostgres("plant-store inspect on a PostgreSQL store", () => {
-  async function database(): Promise<TestDatabase> {
-    const created = await createTestDatabase();
-    onTestFinished(() => created.drop());
-    return created;
-  }
-
   async function migratedWithPlants(): Promise<TestDatabase> {
-    const db = await database();
+    const db = await createTestDatabase();
     const store = await PostgresPlantStore.open({
       connectionString: db.url,
       poolSize: 1,
@@ -138,8 +140,13 @@ describePostgres("plant-store inspect on a PostgreSQL store", () => {
     return db;
   }
 
+  // One migrated database for the tests that only read it.
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await migratedWithPlants();
+  });
+
   it("prints the location with the password masked, the schema version, the plant count and the size", async () => {
-    const db = await migratedWithPlants();
     const withPassword = db.url.replace("://postgres@", "://postgres:s3cret@");
     const result = await runCli(["inspect"], { DATABASE_URL: withPassword });
     expect(result.stderr).toBe("");
@@ -151,22 +158,25 @@ describePostgres("plant-store inspect on a PostgreSQL store", () => {
   });
 
   it("--id prints one plant exactly, an absent id exits 2", async () => {
-    const db = await migratedWithPlants();
-    const found = await runCli(["inspect", "--id", "9007199254740993"], { DATABASE_URL: db.url });
+    const [found, absent] = await Promise.all([
+      runCli(["inspect", "--id", "9007199254740993"], { DATABASE_URL: db.url }),
+      runCli(["inspect", "--id", "2"], { DATABASE_URL: db.url }),
+    ]);
     expect(found).toMatchObject({ code: 0, stdout: '{"id":9007199254740993,"name":"Ash","tag":"tree"}\n' });
-    const absent = await runCli(["inspect", "--id", "2"], { DATABASE_URL: db.url });
     expect(absent).toMatchObject({ code: 2, stdout: "" });
     expect(absent.stderr).toMatch(/^plant-store inspect: no plant with id 2 in PostgreSQL postgres:\/\/.+\n$/);
   });
 
   it("a database no server has started on: exit 1, one line, and it is left without tables", async () => {
-    const db = await database();
-    const result = await runCli(["inspect"], { DATABASE_URL: db.url });
+    const empty = await createTestDatabase();
+    const result = await runCli(["inspect"], { DATABASE_URL: empty.url });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toMatch(
       /^plant-store inspect: PostgreSQL postgres:\/\/.+ holds no Plant Store: it has no plants table \(no server has started on it\)\n$/,
     );
-    expect(await db.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).toEqual([{ n: 0 }]);
+    expect(await empty.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it("an unreachable database: exit 1, one line naming where", async () => {
