@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { capCpu } from "./support/cpu-cap.js";
-import { startServerProcess } from "./support/server-process.js";
+import { startCappedServer } from "./support/capped-server.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "admission-process-test-secret-of-32-chars";
@@ -25,56 +21,50 @@ describe("the built server under a CPU cap, offered more than it can serve", () 
   it("answers every request with 200 or the static 503 Overloaded, stores exactly the 200s, and every probe with 200", {
     timeout: 60_000,
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-admission-"));
-    const databaseFile = join(dir, "plants.db");
-    const server = await startServerProcess(
-      { DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
-      { keepOutputChars: 64 * 1024 },
+    const server = await startCappedServer(
+      { JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
+      { cores: CPU_CORES, periodUs: CPU_PERIOD_US },
     );
-    const cap = capCpu(server.child.pid!, CPU_CORES, CPU_PERIOD_US);
-    try {
-      const headers = {
-        Authorization: `Bearer ${signToken({ secret: SECRET, subject: "flood" })}`,
-        "Content-Type": "application/json",
-      };
-      const statuses = new Map<number, number>();
-      const refusals = new Set<string>();
-      let nextId = 1;
-      const deadline = performance.now() + RUN_MS;
-      const lane = async () => {
-        while (performance.now() < deadline) {
-          const res = await fetch(`${server.baseUrl}/plants`, {
-            method: "POST",
-            headers,
-            body: `{"id": ${nextId++}, "name": "Flood"}`,
-          });
-          const body = await res.text();
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status === 503) refusals.add(body);
-        }
-      };
-      const flood = Promise.all(Array.from({ length: LANES }, lane));
-      // Probes bypass the queue: readiness stays 200 through the overload.
-      const probes: number[] = [];
-      while (performance.now() < deadline) probes.push((await fetch(`${server.baseUrl}/readyz`)).status);
-      await flood;
+    const headers = {
+      Authorization: `Bearer ${signToken({ secret: SECRET, subject: "flood" })}`,
+      "Content-Type": "application/json",
+    };
+    const statuses = new Map<number, number>();
+    const refusals = new Set<string>();
+    let nextId = 1;
+    const deadline = performance.now() + RUN_MS;
+    const lane = async () => {
+      while (performance.now() < deadline) {
+        const res = await fetch(`${server.baseUrl}/plants`, {
+          method: "POST",
+          headers,
+          body: `{"id": ${nextId++}, "name": "Flood"}`,
+        });
+        const body = await res.text();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status === 503) refusals.add(body);
+      }
+    };
+    const flood = Promise.all(Array.from({ length: LANES }, lane));
+    // Probes bypass the queue: readiness stays 200 through the overload.
+    const probes: number[] = [];
+    while (performance.now() < deadline) probes.push((await fetch(`${server.baseUrl}/readyz`)).status);
+    await flood;
 
-      // Whether and how much it refuses depends on how fast this host feeds it; what it answers does not.
-      expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
-      expect(statuses.get(200)).toBeGreaterThan(0);
-      for (const body of refusals) expect(JSON.parse(body)).toEqual(OVERLOADED);
-      expect(probes.length).toBeGreaterThan(0);
-      expect(probes.every((status) => status === 200)).toBe(true);
-      // Every 200 stored its plant, and nothing refused did.
-      const stored = querySqliteFile(databaseFile, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n);
-      expect(stored).toBe(BigInt(statuses.get(200) ?? 0));
-      // The metrics, never queued, count each refusal.
-      const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-      expect(metrics).toMatch(new RegExp(`^plant_store_requests_shed_total ${statuses.get(503) ?? 0}$`, "m"));
-    } finally {
-      await server.kill9();
-      cap?.release();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Whether and how much it refuses depends on how fast this host feeds it; what it answers does not.
+    expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
+    expect(statuses.get(200)).toBeGreaterThan(0);
+    for (const body of refusals) expect(JSON.parse(body)).toEqual(OVERLOADED);
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.every((status) => status === 200)).toBe(true);
+    // Every 200 stored its plant, and nothing refused did.
+    const stored = querySqliteFile(
+      server.databaseFile,
+      (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n,
+    );
+    expect(stored).toBe(BigInt(statuses.get(200) ?? 0));
+    // The metrics, never queued, count each refusal.
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^plant_store_requests_shed_total ${statuses.get(503) ?? 0}$`, "m"));
   });
 });

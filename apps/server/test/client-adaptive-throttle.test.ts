@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   AdaptiveThrottle,
   createPlantStoreClient,
@@ -10,8 +7,7 @@ import {
 } from "@plant-store/client";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { capCpu } from "./support/cpu-cap.js";
-import { startServerProcess } from "./support/server-process.js";
+import { startCappedServer } from "./support/capped-server.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "adaptive-throttle-test-secret-of-32-chars";
@@ -96,75 +92,66 @@ async function runOpenLoop(fleet: FleetClient[], enough: (outcomes: Outcome[]) =
   return outcomes;
 }
 
+/** Warmed up uncapped (compiled code, prepared statements), with clients of their own, before the cap. */
+async function warmUp(server: { baseUrl: string }): Promise<void> {
+  const client = createPlantStoreClient({
+    baseUrl: server.baseUrl,
+    token: signToken({ secret: SECRET, subject: "warm-up" }),
+  });
+  for (let lane = 0; lane < 10; lane++)
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.plants.createOrThrow({ id: -(lane * 20 + i + 1), name: "Warm-up" })),
+    );
+}
+
 const count = (outcomes: Outcome[], kind: Outcome["kind"]) =>
   outcomes.filter((outcome) => outcome.kind === kind).length;
 
 describe("a client fleet with adaptive throttling against the built server over capacity", () => {
   it("refuses calls locally, typed and without a request, and still stores plants", { timeout: 90_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-adaptive-throttle-"));
-    const databaseFile = join(dir, "plants.db");
-    const server = await startServerProcess(
-      { DATABASE_URL: databaseFile, JWT_SECRET: SECRET },
-      { keepOutputChars: 64 * 1024 },
+    const server = await startCappedServer(
+      { JWT_SECRET: SECRET },
+      { cores: CPU_CORES, periodUs: CPU_PERIOD_US, warmUp },
     );
-    let cap: ReturnType<typeof capCpu>;
-    try {
-      // Warmed up uncapped (compiled code, prepared statements), with clients of their own, then capped.
-      const warmUp = createPlantStoreClient({
-        baseUrl: server.baseUrl,
-        token: signToken({ secret: SECRET, subject: "warm-up" }),
-      });
-      for (let lane = 0; lane < 10; lane++)
-        await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            warmUp.plants.createOrThrow({ id: -(lane * 20 + i + 1), name: "Warm-up" }),
-          ),
-        );
-      cap = capCpu(server.child.pid!, CPU_CORES, CPU_PERIOD_US);
-      const fleet = Array.from({ length: CLIENTS }, (_, index) => fleetClient(server.baseUrl, index));
-      const outcomes = await runOpenLoop(
-        fleet,
-        (done) => count(done, "refused locally") >= ENOUGH.refusedLocally && count(done, "stored") >= ENOUGH.stored,
-      );
-      const tally = Object.fromEntries(
-        (["stored", "refused by the server", "refused locally", "timed out", "network error"] as const).map((kind) => [
-          kind,
-          count(outcomes, kind),
-        ]),
-      );
+    const fleet = Array.from({ length: CLIENTS }, (_, index) => fleetClient(server.baseUrl, index));
+    const outcomes = await runOpenLoop(
+      fleet,
+      (done) => count(done, "refused locally") >= ENOUGH.refusedLocally && count(done, "stored") >= ENOUGH.stored,
+    );
+    const tally = Object.fromEntries(
+      (["stored", "refused by the server", "refused locally", "timed out", "network error"] as const).map((kind) => [
+        kind,
+        count(outcomes, kind),
+      ]),
+    );
 
-      // The fleet held calls back, each refusal typed: not an answer of the server, with the origin and the
-      // probability it met (above 0: the server had refused most requests; below 1: the formula never reaches it).
-      expect(
-        tally["refused locally"],
-        `outcomes: ${JSON.stringify(tally)}; CPU cap: ${cap ? CPU_CORES : "none"}`,
-      ).toBeGreaterThan(0);
-      for (const outcome of outcomes) {
-        if (outcome.kind !== "refused locally") continue;
-        expect(outcome.error).not.toBeInstanceOf(PlantStoreApiError);
-        expect(outcome.error.origin).toBe(new URL(server.baseUrl).origin);
-        expect(outcome.error.refusalProbability).toBeGreaterThan(0);
-        expect(outcome.error.refusalProbability).toBeLessThan(1);
-      }
-      // A local refusal sent nothing: every request a throttle counted (the run is shorter than its 2-minute
-      // window) was either sent through the client's fetch or refused locally.
-      for (const client of fleet) {
-        const stats = client.throttle.stats(server.baseUrl);
-        expect(stats.requests).toBe(client.sent + stats.refusedLocally);
-      }
-      // Goodput: the server still stored plants, at least those the fleet was answered 200 for.
-      expect(tally.stored, `outcomes: ${JSON.stringify(tally)}`).toBeGreaterThan(0);
-      const stored = querySqliteFile(
-        databaseFile,
-        (db) => db.prepare("SELECT count(*) AS n FROM plants WHERE id > 0").get()?.n,
-      );
-      expect(stored).toBeGreaterThanOrEqual(BigInt(tally.stored!));
-      // The server's refusals are 503s (overloaded, or the store not answering in time).
-      for (const outcome of outcomes) if (outcome.kind === "refused by the server") expect(outcome.status).toBe(503);
-    } finally {
-      await server.kill9();
-      cap?.release();
-      rmSync(dir, { recursive: true, force: true });
+    // The fleet held calls back, each refusal typed: not an answer of the server, with the origin and the
+    // probability it met (above 0: the server had refused most requests; below 1: the formula never reaches it).
+    expect(
+      tally["refused locally"],
+      `outcomes: ${JSON.stringify(tally)}; CPU cap: ${server.capped ? CPU_CORES : "none"}`,
+    ).toBeGreaterThan(0);
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "refused locally") continue;
+      expect(outcome.error).not.toBeInstanceOf(PlantStoreApiError);
+      expect(outcome.error.origin).toBe(new URL(server.baseUrl).origin);
+      expect(outcome.error.refusalProbability).toBeGreaterThan(0);
+      expect(outcome.error.refusalProbability).toBeLessThan(1);
     }
+    // A local refusal sent nothing: every request a throttle counted (the run is shorter than its 2-minute
+    // window) was either sent through the client's fetch or refused locally.
+    for (const client of fleet) {
+      const stats = client.throttle.stats(server.baseUrl);
+      expect(stats.requests).toBe(client.sent + stats.refusedLocally);
+    }
+    // Goodput: the server still stored plants, at least those the fleet was answered 200 for.
+    expect(tally.stored, `outcomes: ${JSON.stringify(tally)}`).toBeGreaterThan(0);
+    const stored = querySqliteFile(
+      server.databaseFile,
+      (db) => db.prepare("SELECT count(*) AS n FROM plants WHERE id > 0").get()?.n,
+    );
+    expect(stored).toBeGreaterThanOrEqual(BigInt(tally.stored!));
+    // The server's refusals are 503s (overloaded, or the store not answering in time).
+    for (const outcome of outcomes) if (outcome.kind === "refused by the server") expect(outcome.status).toBe(503);
   });
 });

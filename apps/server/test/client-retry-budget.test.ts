@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type CreatePlantResult,
   createPlantStoreClient,
@@ -9,8 +6,7 @@ import {
 } from "@plant-store/client";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { capCpu } from "./support/cpu-cap.js";
-import { startServerProcess } from "./support/server-process.js";
+import { startCappedServer } from "./support/capped-server.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "retry-budget-test-secret-of-32-characters";
@@ -79,41 +75,32 @@ describe("a client fleet against the built server under overload", () => {
   it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", {
     timeout: 90_000,
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "plant-store-retry-budget-"));
-    const databaseFile = join(dir, "plants.db");
-    const server = await startServerProcess(
-      { DATABASE_URL: databaseFile, JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
-      { keepOutputChars: 64 * 1024 },
-    );
-    const cap = capCpu(server.child.pid!, CPU_CORES);
-    try {
-      const runs = await runFleet(server.baseUrl);
-      const results = runs.flatMap((run) => run.results);
-      const requests = runs.reduce((sum, run) => sum + run.requests, 0);
-      const shed = runs.reduce((sum, run) => sum + run.shed, 0);
-      const retries = requests - results.length;
-      const allowed = allowedRetries(runs);
+    const server = await startCappedServer({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" }, { cores: CPU_CORES });
+    const runs = await runFleet(server.baseUrl);
+    const results = runs.flatMap((run) => run.results);
+    const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+    const shed = runs.reduce((sum, run) => sum + run.shed, 0);
+    const retries = requests - results.length;
+    const allowed = allowedRetries(runs);
 
-      // The server shed more requests than the budgets allow retrying (`retries: 2` alone would retry each).
-      expect(
-        shed,
-        `the server shed ${shed} of ${requests} requests: too few to test a budget of ${allowed} retries`,
-      ).toBeGreaterThan(allowed);
-      // Each client's retries stayed within its own budget, and so the fleet's did...
-      for (const run of runs)
-        expect(run.requests - run.results.length).toBeLessThanOrEqual(FLOOR + BUDGET.ratio * run.results.length);
-      expect(retries).toBeLessThanOrEqual(allowed);
-      // ...and every 503 not retried was its call's result, typed: 503 Overloaded; every other call stored its plant.
-      const refused = results.filter((result) => result.status === 503);
-      expect(refused.length).toBe(shed - retries);
-      for (const result of refused) expect(result.body).toMatchObject({ error: ErrorCode.Overloaded });
-      expect(results.filter((result) => result.status !== 200 && result.status !== 503)).toEqual([]);
-      const stored = querySqliteFile(databaseFile, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n);
-      expect(stored).toBe(BigInt(results.length - refused.length));
-    } finally {
-      await server.kill9();
-      cap?.release();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // The server shed more requests than the budgets allow retrying (`retries: 2` alone would retry each).
+    expect(
+      shed,
+      `the server shed ${shed} of ${requests} requests: too few to test a budget of ${allowed} retries`,
+    ).toBeGreaterThan(allowed);
+    // Each client's retries stayed within its own budget, and so the fleet's did...
+    for (const run of runs)
+      expect(run.requests - run.results.length).toBeLessThanOrEqual(FLOOR + BUDGET.ratio * run.results.length);
+    expect(retries).toBeLessThanOrEqual(allowed);
+    // ...and every 503 not retried was its call's result, typed: 503 Overloaded; every other call stored its plant.
+    const refused = results.filter((result) => result.status === 503);
+    expect(refused.length).toBe(shed - retries);
+    for (const result of refused) expect(result.body).toMatchObject({ error: ErrorCode.Overloaded });
+    expect(results.filter((result) => result.status !== 200 && result.status !== 503)).toEqual([]);
+    const stored = querySqliteFile(
+      server.databaseFile,
+      (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n,
+    );
+    expect(stored).toBe(BigInt(results.length - refused.length));
   });
 });
