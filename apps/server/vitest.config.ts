@@ -10,7 +10,7 @@ const ALONE = [
   "test/scale-out.test.ts",
   "test/shutdown-drain.test.ts",
   "test/outage.test.ts",
-  "test/tracing.test.ts",
+  "test/tracing-collector-down.test.ts",
   "test/backup-restore.test.ts",
   "test/client-retry-budget.test.ts",
   "test/admission-process.test.ts",
