@@ -5,7 +5,7 @@ import { checkAnswers, IdBlocks } from "./measure.js";
 import { cpuPerRequest, readCpu, THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
 import type { ServerKey } from "./servers.js";
 import type { Session } from "./session.js";
-import { runWrk } from "./wrk-load.js";
+import { closedLoop } from "./wrk-load.js";
 
 export interface StageProfile {
   connections: number;
@@ -43,16 +43,9 @@ export async function profileStages(
   });
   const ids = new IdBlocks();
   await checkAnswers(server, session.token, ids.take());
-  const load = {
-    baseUrl: server.baseUrl,
-    connections: plan.connections,
-    token: session.token,
-    order: "ascending" as const,
-    pin: session.pin.load,
-  };
-  const warmup = await runWrk({ ...load, firstId: ids.take(), seconds: plan.warmupSeconds });
+  const warmup = await closedLoop(session, server, ids, plan.connections, plan.warmupSeconds);
   const cpuBefore = readCpu(server.pid);
-  const measured = await runWrk({ ...load, firstId: ids.take(), seconds: plan.seconds });
+  const measured = await closedLoop(session, server, ids, plan.connections, plan.seconds);
   const cpu = cpuPerRequest(cpuBefore, readCpu(server.pid), measured.requests);
   await server.stop(); // the profiles are written as the process exits
 

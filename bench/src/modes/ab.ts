@@ -4,7 +4,7 @@ import { cpuSeconds } from "../process-stats.js";
 import { header } from "../report.js";
 import { withSession, writeOutputs } from "../session.js";
 import { spread } from "../stats.js";
-import { type LoadResult, runWrk } from "../wrk-load.js";
+import { closedLoop, type LoadResult } from "../wrk-load.js";
 
 export interface AbRound {
   base: { requests: number; cpuMicrosPerRequest: number };
@@ -41,19 +41,7 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
     }
     const connections = options.connections[0] ?? 25;
     const loadBoth = (seconds: number) =>
-      Promise.all(
-        [base, other].map((server) =>
-          runWrk({
-            baseUrl: server.baseUrl,
-            connections,
-            token: session.token,
-            firstId: ids.take(),
-            order: "ascending",
-            pin: session.pin.load,
-            seconds,
-          }),
-        ),
-      );
+      Promise.all([base, other].map((server) => closedLoop(session, server, ids, connections, seconds)));
     await loadBoth(options.warmupSeconds);
 
     const rounds: AbRound[] = [];

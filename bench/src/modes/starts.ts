@@ -10,7 +10,7 @@ import { header, spreadText } from "../report.js";
 import { SERVER_LABELS, type ServerKey } from "../servers.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
 import { quantile, spread } from "../stats.js";
-import { runWrk } from "../wrk-load.js";
+import { closedLoop } from "../wrk-load.js";
 
 const PROBE = fileURLToPath(new URL("../core-memory-probe.js", import.meta.url));
 const SERVERS: ServerKey[] = ["plant-store", "fastify-tuned"];
@@ -73,16 +73,7 @@ async function measureStart(
   try {
     const answer = await checkAnswers(server, session.token, ids.take());
     if (answer.status !== 200) throw new Error(`${server.label} answered ${answer.status}: ${answer.body}`);
-    const load = (seconds: number) =>
-      runWrk({
-        baseUrl: server.baseUrl,
-        connections,
-        token: session.token,
-        firstId: ids.take(),
-        order: "ascending",
-        pin: session.pin.load,
-        seconds,
-      });
+    const load = (seconds: number) => closedLoop(session, server, ids, connections, seconds);
     await load(options.warmupSeconds);
     const before = cpuSeconds(server.pid);
     // The server's CPU is read as its load ends, not after a probe that may outlast it.
