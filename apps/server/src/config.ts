@@ -151,13 +151,12 @@ const EnvSchema = z.object({
   OTEL_BSP_SCHEDULE_DELAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(5_000)),
   OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
   // A queue between node:http and Express that refuses requests with 503 Overloaded once they waited past CoDel's
-  // limit (connection/shed-overload.ts; docs/performance.md#overload). Off by default: on a contended host its 1 s
-  // wall-clock backstop refused closed-loop requests (docs/performance.md#overload).
+  // limit (connection/shed-overload.ts; docs/performance.md#overload). On by default: a closed loop never meets it.
   ADMISSION_CONTROL: z.preprocess(
     emptyAsUndefined,
     z
       .enum(["true", "false"])
-      .default("false")
+      .default("true")
       .transform((value) => value === "true"),
   ),
   // Development switch: check every response against the contract and answer a broken one with a loud 500.

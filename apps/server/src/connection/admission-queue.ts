@@ -7,28 +7,29 @@ export interface Queued<T> {
 
 /**
  * CoDel as "Fail at Scale" (Maurer, ACM Queue 2015) applies it to a server's own queue. While the queue has not been
- * empty for INTERVAL_MS it is a standing queue, and a request may wait only TARGET_MS of the event loop's CPU time;
- * otherwise it may wait INTERVAL_MS of it (a burst drains). Waits are in CPU time (see admission-clock.ts), so a busy
- * host or a CPU quota never makes a short queue look long; a request that waited MAX_WALL_WAIT_MS of wall time is
- * refused whatever its CPU wait (the queue then stands behind the store, not the event loop), being past any
- * client's patience.
+ * empty for INTERVAL_MS it is a standing queue, and a request may wait only TARGET_MS; otherwise it may wait
+ * INTERVAL_MS (a burst drains). Both are counted in the event loop's CPU time (admission-clock.ts), never in wall
+ * time: the wait a request can see is the server's own work queued ahead of it, so a CPU quota scales both limits by
+ * the pod's share by itself, and a busy host, which stretches every wait in wall time, never makes a short queue
+ * look long or a draining one look standing. At a fifth of a core they are Facebook's N = 100 ms and M = 25 ms of
+ * wall time; a longer interval in CPU time let a queue build for half a second there before CoDel acted
+ * (docs/performance.md#overload).
  */
-export const INTERVAL_MS = 100;
+export const INTERVAL_MS = 20;
 export const TARGET_MS = 5;
-export const MAX_WALL_WAIT_MS = 1_000;
 
 /**
  * The queue between node:http and Express: CoDel's wait limit, and adaptive LIFO (first in, first out while no queue
  * stands; newest first while one does, so the requests served are those whose clients still wait for them). Pure:
- * the times come from the caller's clock.
+ * the times come from the caller's clock; every argument is the event loop's CPU time in milliseconds.
  */
 export class AdmissionQueue<T> {
   #items: Queued<T>[] = [];
   #head = 0;
-  #lastEmptyWallMs: number;
+  #lastEmptyCpuMs: number;
 
-  constructor(nowWallMs: number) {
-    this.#lastEmptyWallMs = nowWallMs;
+  constructor(nowCpuMs: number) {
+    this.#lastEmptyCpuMs = nowCpuMs;
   }
 
   get length(): number {
@@ -36,41 +37,41 @@ export class AdmissionQueue<T> {
   }
 
   push(item: T, wallMs: number, cpuMs: number): void {
-    if (this.length === 0) this.#lastEmptyWallMs = wallMs;
+    if (this.length === 0) this.#lastEmptyCpuMs = cpuMs;
     this.#items.push({ item, wallMs, cpuMs });
   }
 
   /** Whether a queue stands: it has not been empty for INTERVAL_MS. */
-  standing(wallMs: number): boolean {
-    return this.length > 0 && wallMs - this.#lastEmptyWallMs >= INTERVAL_MS;
+  standing(cpuMs: number): boolean {
+    return this.length > 0 && cpuMs - this.#lastEmptyCpuMs >= INTERVAL_MS;
   }
 
-  /** How long, in CPU milliseconds, a request may wait now. */
-  waitLimitMs(wallMs: number): number {
-    return this.standing(wallMs) ? TARGET_MS : INTERVAL_MS;
+  /** How long a request may wait now. */
+  waitLimitMs(cpuMs: number): number {
+    return this.standing(cpuMs) ? TARGET_MS : INTERVAL_MS;
   }
 
   /** Removes every request that waited past the limit, oldest first, handing each to `refuse`. */
-  expire(wallMs: number, cpuMs: number, refuse: (queued: Queued<T>) => void): void {
-    const limitMs = this.waitLimitMs(wallMs);
+  expire(cpuMs: number, refuse: (queued: Queued<T>) => void): void {
+    const limitMs = this.waitLimitMs(cpuMs);
     while (this.length > 0) {
       const oldest = this.#items[this.#head]!;
-      if (cpuMs - oldest.cpuMs <= limitMs && wallMs - oldest.wallMs <= MAX_WALL_WAIT_MS) break;
+      if (cpuMs - oldest.cpuMs <= limitMs) break;
       this.#head++;
       refuse(oldest);
     }
-    this.#settle(wallMs);
+    this.#settle(cpuMs);
   }
 
   /** The next request to dispatch: the oldest while no queue stands, the newest while one does. */
-  take(wallMs: number): Queued<T> | undefined {
+  take(cpuMs: number): Queued<T> | undefined {
     if (this.length === 0) return undefined;
-    const queued = this.standing(wallMs) ? this.#items.pop()! : this.#items[this.#head++]!;
-    this.#settle(wallMs);
+    const queued = this.standing(cpuMs) ? this.#items.pop()! : this.#items[this.#head++]!;
+    this.#settle(cpuMs);
     return queued;
   }
 
-  #settle(wallMs: number): void {
+  #settle(cpuMs: number): void {
     if (this.length > 0) {
       // Taken entries before the head are released in blocks, not one shift() per request.
       if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
@@ -81,6 +82,6 @@ export class AdmissionQueue<T> {
     }
     this.#items = [];
     this.#head = 0;
-    this.#lastEmptyWallMs = wallMs;
+    this.#lastEmptyCpuMs = cpuMs;
   }
 }

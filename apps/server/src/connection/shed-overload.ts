@@ -67,17 +67,17 @@ const clientGone = ({ req }: Exchange) => req.socket === null || req.socket.dest
  * Admission control between node:http and Express. Each parsed request is stamped and queued (admission-queue.ts:
  * CoDel's wait limit, adaptive LIFO); once per event-loop turn, in the check phase, a dispatcher refuses the requests
  * that waited too long with 503 Overloaded, drops those whose client has gone, and hands the rest to Express while
- * fewer than the concurrency limit (concurrency-limit.ts, Gradient2) are dispatched and unanswered, within
+ * fewer than the concurrency limit (concurrency-limit.ts, a latency gradient) are dispatched and unanswered, within
  * DISPATCH_BUDGET_MS of CPU. Health, readiness and metrics bypass the queue. See docs/performance.md#overload.
  */
 export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): RequestListener {
   const clock = deps.clock ?? processClock();
-  const queue = new AdmissionQueue<Exchange>(clock.wallMs());
+  const queue = new AdmissionQueue<Exchange>(clock.cpuMs());
   const limit = new ConcurrencyLimit();
   const { requestsShed, admissionLimit, concurrencyLimit, queueDuration } = deps.metrics;
   let inFlight = 0;
   let scheduled = false;
-  let waitLimitMs = queue.waitLimitMs(clock.wallMs());
+  let waitLimitMs = queue.waitLimitMs(clock.cpuMs());
   admissionLimit.set(waitLimitMs / 1000);
   concurrencyLimit.set(limit.limit);
 
@@ -136,13 +136,15 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
   const drain = () => {
     scheduled = false;
     nowWallMs = clock.wallMs();
+    queue.expire(clock.cpuMs(), refuse);
+    // The budget is for dispatching: refusals, however many, must not leave a turn with no time to serve.
     const startCpuMs = clock.cpuMs();
-    queue.expire(nowWallMs, startCpuMs, refuse);
-    while (queue.length > 0 && inFlight < limit.limit && clock.cpuMs() - startCpuMs < DISPATCH_BUDGET_MS) {
-      const wallMs = clock.wallMs();
-      const queued = queue.take(wallMs)!;
+    let cpuMs = startCpuMs;
+    while (queue.length > 0 && inFlight < limit.limit && cpuMs - startCpuMs < DISPATCH_BUDGET_MS) {
+      const queued = queue.take(cpuMs)!;
       if (clientGone(queued.item)) dropped++;
-      else dispatch(queued, wallMs);
+      else dispatch(queued, clock.wallMs());
+      cpuMs = clock.cpuMs();
     }
     // Left by the budget: go on next turn, after the loop has polled. Left by the limit: an answer schedules it.
     if (queue.length > 0 && inFlight < limit.limit) schedule();
@@ -151,7 +153,7 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
       unlogged += refusedThisTurn;
       refusedThisTurn = 0;
     }
-    const nextWaitLimitMs = queue.waitLimitMs(clock.wallMs());
+    const nextWaitLimitMs = queue.waitLimitMs(cpuMs);
     if (nextWaitLimitMs !== waitLimitMs) {
       waitLimitMs = nextWaitLimitMs;
       admissionLimit.set(waitLimitMs / 1000);
