@@ -2,6 +2,12 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "n
 import { join } from "node:path";
 
 const CGROUP_V1_CPU = "/sys/fs/cgroup/cpu";
+/**
+ * cgroup v1's largest cpu.shares. The bench's own groups take it so that, on a shared host, the capped server and
+ * the load generator run whenever they are ready and other work waits (as a Guaranteed pod's CPU comes before a
+ * best-effort neighbour's): the quota, not the neighbours, then decides what the server gets.
+ */
+const PRECEDENCE_SHARES = 262_144;
 
 /** A CPU limit for the server under test, as a pod's `resources.limits.cpu` sets one: CFS quota per period. */
 export interface CpuCap {
@@ -28,6 +34,7 @@ export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap 
     mkdirSync(dir);
     writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
     writeFileSync(join(dir, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));
+    writeFileSync(join(dir, "cpu.shares"), String(PRECEDENCE_SHARES));
   } catch (error) {
     // A quota the kernel refuses (under 1 ms) fails after the group was made: leave no empty group behind.
     if (existsSync(dir)) rmdirSync(dir);
@@ -41,7 +48,7 @@ export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap 
     };
   }
   return {
-    description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs})`,
+    description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs}, cpu.shares=${PRECEDENCE_SHARES})`,
     capped: true,
     add: (pid) => writeFileSync(join(dir, "cgroup.procs"), String(pid)),
     throttled: () => {
@@ -50,5 +57,30 @@ export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap 
       return { periods: field("nr_throttled"), seconds: field("throttled_time") / 1e9 };
     },
     close: () => rmdirSync(dir),
+  };
+}
+
+/**
+ * Puts this process, and so every load generator it starts from now on, in an uncapped group with the largest
+ * cpu.shares, so a shared host's other work waits for the generator as it waits for the capped server. Returns how
+ * to move back (before the group is removed) and what the report says.
+ */
+export function loadPrecedence(name = "bench-load"): { description: string; close(): void } {
+  const dir = join(CGROUP_V1_CPU, `plant-store-${name}-${process.pid}`);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, "cpu.shares"), String(PRECEDENCE_SHARES));
+    writeFileSync(join(dir, "cgroup.procs"), String(process.pid));
+  } catch (error) {
+    if (existsSync(dir)) rmdirSync(dir);
+    const reason = error instanceof Error ? error.message : String(error);
+    return { description: `none: ${reason}`, close: () => undefined };
+  }
+  return {
+    description: `bench and load generators in a cgroup v1 cpu group with cpu.shares=${PRECEDENCE_SHARES}`,
+    close() {
+      writeFileSync(join(CGROUP_V1_CPU, "cgroup.procs"), String(process.pid));
+      rmdirSync(dir);
+    },
   };
 }

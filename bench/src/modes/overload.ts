@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { pinned } from "../cpu-pinning.js";
-import { type CpuCap, cpuCap } from "../cpu-cap.js";
+import { type CpuCap, cpuCap, loadPrecedence } from "../cpu-cap.js";
 import { checkAnswers, IdBlocks } from "../measure.js";
 import type { FleetResult } from "../client-fleet-load.js";
 import type { PhaseResult } from "../open-loop-load.js";
@@ -439,6 +439,7 @@ function pairedGoodput(runs: OverloadRun[], rounds: number): string[] {
 export async function overload(options: BenchOptions): Promise<{ files: string[] }> {
   const cap = cpuCap(CAP_SHARE, CAP_PERIOD_US);
   const fleetCap = cpuCap(FLEET_CAP_SHARE, FLEET_CAP_PERIOD_US, "bench-fleet");
+  const precedence = loadPrecedence();
   try {
     return await withSession(async (session) => {
       const ids = new IdBlocks();
@@ -478,6 +479,7 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
             ...session.environment,
             "CPU cap": cap.description,
             "CPU cap, client fleet": fleetCap.description,
+            "CPU precedence": precedence.description,
           },
           pinning: session.pin.description,
           plan: `per server and round: ${options.warmupSeconds} s warm-up, capacity C = 2xx/s closed-loop at ${CAPACITY_CONNECTIONS} connections over ${options.seconds} s; then open loop (src/open-loop-load.ts, ${DEADLINE_MS} ms deadline): ${HALF_SECONDS} s at 0.5x, then ${LEVELS.join("x, ")}x for ${options.seconds} s each, each followed by ${RECOVERY_SECONDS} s at 0.5x; then, at the fleet's cap, C again and ${FLEET_LEVEL}x C for ${FLEET_SECONDS} s through ${FLEET_CLIENTS} @plant-store/client instances (default options, timeoutMs ${DEADLINE_MS}) sharing one open-loop schedule (src/client-fleet-load.ts); ${options.rounds} rounds, servers alternating`,
@@ -515,5 +517,6 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
   } finally {
     cap.close();
     fleetCap.close();
+    precedence.close();
   }
 }
