@@ -12,7 +12,7 @@ import { header } from "../report.js";
 import type { RunningServer, ServerKey } from "../servers.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
 import { median } from "../stats.js";
-import { runWrk } from "../wrk-load.js";
+import { closedLoop } from "../wrk-load.js";
 
 const GENERATOR = fileURLToPath(new URL("../open-loop-load.js", import.meta.url));
 const FLEET = fileURLToPath(new URL("../client-fleet-load.js", import.meta.url));
@@ -185,6 +185,23 @@ async function openLoop(
   return JSON.parse(line) as PhaseResult[];
 }
 
+/** A fresh process of `contender` under `cap` for `body`, stopped after it. */
+async function withCappedServer<T>(
+  session: Session,
+  cap: CpuCap,
+  contender: Contender,
+  name: string,
+  body: (server: RunningServer) => Promise<T>,
+): Promise<T> {
+  const server = await session.start({ key: contender.key, name, label: contender.label, env: contender.env });
+  try {
+    cap.add(server.pid);
+    return await body(server);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** One server's sequence: capacity closed-loop, then half, then each level followed by half again. */
 async function runContender(
   session: Session,
@@ -195,21 +212,14 @@ async function runContender(
   options: BenchOptions,
   capacityOf: (contender: string) => number | undefined,
 ): Promise<OverloadRun> {
-  const server = await session.start({
-    key: contender.key,
-    name: `${contender.name}-${round}`,
-    label: contender.label,
-    env: contender.env,
-  });
-  try {
-    cap.add(server.pid);
+  return withCappedServer(session, cap, contender, `${contender.name}-${round}`, async (server) => {
     const answer = await checkAnswers(server, session.token, ids.take());
     if (answer.status !== 200) throw new Error(`${contender.label} answered ${answer.status}: ${answer.body}`);
-    const closedLoop = await capacityRun(session, server, ids, options);
+    const capacityLoop = await capacityRun(session, server, ids, options);
     // A peer that refuses its own closed loop (under-pressure at its README's settings) is set against the capacity
     // of the same peer without the plugin, measured in the same round.
     const capacity =
-      (contender.capacityFrom !== undefined ? capacityOf(contender.capacityFrom) : undefined) ?? closedLoop.capacity;
+      (contender.capacityFrom !== undefined ? capacityOf(contender.capacityFrom) : undefined) ?? capacityLoop.capacity;
     const throttledBefore = cap.throttled().seconds;
     const phases = [{ rate: capacity / 2, seconds: HALF_SECONDS }];
     for (const level of LEVELS)
@@ -219,7 +229,7 @@ async function runContender(
       );
     const results = await openLoop(session, server, ids.take(), phases);
     const level = (name: string, index: number, after: PhaseResult | undefined) =>
-      figures(name, results[index]!, capacity, closedLoop.cpuMicrosPerServed, after);
+      figures(name, results[index]!, capacity, capacityLoop.cpuMicrosPerServed, after);
     const levels = [
       level("0.5x", 0, undefined),
       ...LEVELS.map((l, i) => level(`${l}x`, 1 + 2 * i, results[2 + 2 * i])),
@@ -228,8 +238,8 @@ async function runContender(
       contender: contender.name,
       round,
       capacityPerSecond: capacity,
-      cpuMicrosPerServedClosedLoop: closedLoop.cpuMicrosPerServed,
-      closedLoopNon2xx: closedLoop.non2xx,
+      cpuMicrosPerServedClosedLoop: capacityLoop.cpuMicrosPerServed,
+      closedLoopNon2xx: capacityLoop.non2xx,
       throttledSeconds: cap.throttled().seconds - throttledBefore,
       levels,
     };
@@ -237,23 +247,12 @@ async function runContender(
       `round ${round + 1} ${contender.label}: capacity ${capacity.toFixed(0)}/s; ${levels.map((l) => `${l.level} ${l.goodputShare.toFixed(2)}x p99 ${l.p99Ms?.toFixed(0)} missed ${(l.missedShare * 100).toFixed(1)}% r ${l.refusalCostShare?.toFixed(2) ?? "-"}`).join("; ")}\n`,
     );
     return run;
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 /** Warm-up, then the closed loop at 50 connections: 2xx per second, and the server's CPU per 2xx over it. */
 async function capacityRun(session: Session, server: RunningServer, ids: IdBlocks, options: BenchOptions) {
-  const load = (seconds: number) =>
-    runWrk({
-      baseUrl: server.baseUrl,
-      connections: CAPACITY_CONNECTIONS,
-      token: session.token,
-      firstId: ids.take(),
-      order: "ascending",
-      pin: session.pin.load,
-      seconds,
-    });
+  const load = (seconds: number) => closedLoop(session, server, ids, CAPACITY_CONNECTIONS, seconds);
   await load(options.warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
   const measured = await load(options.seconds);
@@ -282,14 +281,7 @@ async function runFleet(
   ids: IdBlocks,
   options: BenchOptions,
 ): Promise<FleetRun> {
-  const server = await session.start({
-    key: contender.key,
-    name: `fleet-${contender.name}-${round}`,
-    label: contender.label,
-    env: contender.env,
-  });
-  try {
-    cap.add(server.pid);
+  return withCappedServer(session, cap, contender, `fleet-${contender.name}-${round}`, async (server) => {
     const { capacity } = await capacityRun(session, server, ids, options);
     const args = [
       FLEET,
@@ -321,9 +313,7 @@ async function runFleet(
       `round ${round + 1} fleet, ${contender.label}: capacity ${capacity.toFixed(0)}/s; goodput from ${FLEET_STEADY_FROM_SECONDS} s ${f.steadyGoodputShare.toFixed(2)}x; timeouts ${(f.timeoutShare * 100).toFixed(1)}%; ${JSON.stringify(fleetRun.result.outcomes)}\n`,
     );
     return fleetRun;
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 function fleetFigures({ capacityPerSecond, result }: FleetRun) {
