@@ -67,6 +67,7 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
     }
 
     const ratio = spread(rounds.map((r) => r.ratio));
+    const total = (pick: (r: AbRound) => number) => rounds.reduce((sum, r) => sum + pick(r), 0).toLocaleString("en");
     const markdown = [
       ...header({
         title: `Plant Store A/B: ${variant.label} against the built server`,
@@ -78,6 +79,9 @@ export async function ab(options: BenchOptions): Promise<{ files: string[]; roun
         notes: options.notes,
       }),
       `**${variant.label} / base, server CPU per request: ${ratio.median.toFixed(3)}x (${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)})**, median (range) of ${rounds.length} rounds; below 1 is cheaper.`,
+      "",
+      // A round with a non-2xx answer or a socket error stops the run (requireAllOk), so these are all 2xx.
+      `Every measured request answered 2xx, with no socket error: ${total((r) => r.base.requests)} to the base, ${total((r) => r.variant.requests)} to ${variant.label}.`,
       "",
       "| Round | base requests | base us/req | variant requests | variant us/req | variant / base |",
       "|---:|---:|---:|---:|---:|---:|",
