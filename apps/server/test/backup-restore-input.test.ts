@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { runCli } from "./support/cli-process.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { plantBody, postPlant, startServerOnFile } from "./support/server-process.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 import { tempDir } from "./support/temp-dir.js";
 import { TEST_SECRET } from "./support/test-server.js";
@@ -13,25 +13,7 @@ import { TEST_SECRET } from "./support/test-server.js";
 // a small store, run beside other files (the snapshot under load is in backup-restore.test.ts, which runs alone).
 const token = signToken({ secret: TEST_SECRET });
 
-function startServer(databaseFile: string): Promise<ServerProcess> {
-  return startServerProcess({
-    DATABASE_URL: databaseFile,
-    JWT_SECRET: TEST_SECRET,
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    SHUTDOWN_DELAY_MS: "0",
-    ADMISSION_CONTROL: "false",
-  });
-}
-
-const plantBody = (id: number, name: string) => `{"id": ${id}, "name": "${name}"}`;
-
-const post = (server: ServerProcess, body: string) =>
-  fetch(`${server.baseUrl}/plants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body,
-  });
+const startServer = (databaseFile: string) => startServerOnFile(databaseFile);
 
 describe("bad input: one line on stderr, exit 1, nothing changed", () => {
   // One stopped store holding one plant, and a good snapshot of it, made through a server and the CLI once; each test
@@ -41,7 +23,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const dir = tempDir("plant-store-backup-");
     const databaseFile = join(dir, "data", "plants.db");
     const server = await startServer(databaseFile);
-    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+    expect((await postPlant(server, token, plantBody(1, "Oak"))).status).toBe(200);
     const snapshot = join(dir, "snapshot.db");
     expect((await runCli(["backup", snapshot], { DATABASE_URL: databaseFile })).code).toBe(0);
     await server.stop();
@@ -108,13 +90,13 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const inUse = await runCli(["restore", snapshot, "--force"], env);
     expect(inUse).toMatchObject({ code: 1, stdout: "" });
     expect(inUse.stderr).toMatch(/^plant-store restore: the store at .+plants\.db is in use: stop the server first\n$/);
-    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+    expect((await postPlant(server, token, plantBody(1, "Oak"))).status).toBe(200);
   });
 
   it("restore --force replaces a store that holds plants, and says so", async () => {
     const { databaseFile, snapshot } = storeAndSnapshot();
     const server = await startServer(databaseFile);
-    expect((await post(server, plantBody(2, "Elm"))).status).toBe(200);
+    expect((await postPlant(server, token, plantBody(2, "Elm"))).status).toBe(200);
     server.child.kill("SIGKILL");
     await server.exited;
     const result = await runCli(["restore", snapshot, "--force"], { DATABASE_URL: databaseFile });
@@ -151,7 +133,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     const { dir, databaseFile } = storeAndSnapshot();
     const live = join(dir, "live", "plants.db");
     const server = await startServer(live);
-    expect((await post(server, plantBody(3, "Ash"))).status).toBe(200);
+    expect((await postPlant(server, token, plantBody(3, "Ash"))).status).toBe(200);
     server.child.kill("SIGKILL");
     await server.exited;
     const before = folderState(join(dir, "data"));
@@ -210,7 +192,7 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     expect(readdirSync(dir)).toEqual([]);
 
     const server = await startServer(env.DATABASE_URL);
-    expect((await post(server, plantBody(1, "Oak"))).status).toBe(200);
+    expect((await postPlant(server, token, plantBody(1, "Oak"))).status).toBe(200);
     const noFolder = await runCli(["backup", join(dir, "missing", "snapshot.db")], env);
     expect(noFolder).toMatchObject({ code: 1, stdout: "" });
     expect(noFolder.stderr).toMatch(/^plant-store backup: there is no folder .+missing for the snapshot\n$/);

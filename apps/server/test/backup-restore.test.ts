@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { runCli, startCli } from "./support/cli-process.js";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { plantBody, postPlant, type ServerProcess, startServerOnFile } from "./support/server-process.js";
 import { tempDir } from "./support/temp-dir.js";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
@@ -24,20 +24,7 @@ const PREFILLED = 300_000;
 
 const token = signToken({ secret: TEST_SECRET });
 
-function startServer(databaseFile: string): Promise<ServerProcess> {
-  return startServerProcess(
-    // Every create and replay served, not refused on a busy test machine.
-    {
-      DATABASE_URL: databaseFile,
-      JWT_SECRET: TEST_SECRET,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      SHUTDOWN_DELAY_MS: "0",
-      ADMISSION_CONTROL: "false",
-    },
-    { keepOutputChars: 64 * 1024 },
-  );
-}
+const startServer = (databaseFile: string) => startServerOnFile(databaseFile, { keepOutputChars: 64 * 1024 });
 
 /** Polls `condition` until it holds; fails after 20 s, naming `what`. */
 async function until(what: string, condition: () => boolean): Promise<void> {
@@ -47,15 +34,6 @@ async function until(what: string, condition: () => boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-
-const plantBody = (id: number, name: string) => `{"id": ${id}, "name": "${name}"}`;
-
-const post = (server: ServerProcess, body: string) =>
-  fetch(`${server.baseUrl}/plants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body,
-  });
 
 /** POSTs a create on one of `agent`'s keep-alive connections; resolves with the status once the answer is read. */
 function postOn(agent: Agent, server: ServerProcess, body: string): Promise<number> {
@@ -191,10 +169,10 @@ describe("backup and restore through real processes", () => {
         id <= PREFILLED
           ? `{"id": ${id}, "name": "${name}"${id % 2 === 0 ? ', "tag": "prefilled"' : ""}}`
           : plantBody(id, name);
-      const replay = await post(server, body);
+      const replay = await postPlant(server, token, body);
       if (replay.status !== 200) problems.push(`replay of ${id}: ${replay.status} ${await replay.text()}`);
       else await replay.text();
-      const other = await post(server, plantBody(id, "another plant"));
+      const other = await postPlant(server, token, plantBody(id, "another plant"));
       if (other.status !== 409) problems.push(`another body for ${id}: ${other.status} ${await other.text()}`);
       else await other.text();
     });

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { captureOutput } from "./child-output.js";
 import { runCli } from "./cli-process.js";
 import { tearDownWith } from "./teardown.js";
+import { TEST_SECRET } from "./tokens.js";
 
 // Shared with the workspaces that test the server from outside (tests/consumer, tests/parity) as
 // `@plant-store/server/test-support/server-process`: one way to run the built server as a process.
@@ -183,3 +184,34 @@ export async function startServerWithToken(
     throw error;
   }
 }
+
+/**
+ * The built server over the SQLite file `databaseFile`, signing with TEST_SECRET (tokens from tokens.ts or signToken
+ * verify): production mode on 127.0.0.1, no shutdown delay, as the backup and restore tests run it beside their CLI.
+ */
+export function startServerOnFile(
+  databaseFile: string,
+  options: Parameters<typeof startServerProcess>[1] = {},
+): Promise<ServerProcess> {
+  return startServerProcess(
+    {
+      DATABASE_URL: databaseFile,
+      JWT_SECRET: TEST_SECRET,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      SHUTDOWN_DELAY_MS: "0",
+    },
+    options,
+  );
+}
+
+/** A create's body as text, as a client would send it. */
+export const plantBody = (id: number, name: string) => `{"id": ${id}, "name": "${name}"}`;
+
+/** POST /plants to a server process with `token` and `body` as given. */
+export const postPlant = (server: { baseUrl: string }, token: string, body: string) =>
+  fetch(`${server.baseUrl}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body,
+  });
