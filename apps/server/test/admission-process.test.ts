@@ -6,8 +6,8 @@ import { startCappedServer } from "./support/capped-server.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "admission-process-test-secret-of-32-chars";
-// The built server, warmed up uncapped, then held to a tenth of a core (uncapped where the machine has no writable
-// cgroup v1 cpu controller), offered 300 requests at a time for 4 s: past its concurrency limit and its capacity.
+// The built server, warmed up uncapped, then held to a tenth of a core (uncapped where the machine cannot cap it:
+// capped-server.ts), offered 300 requests at a time for 4 s: past its concurrency limit and its capacity.
 // (Cold, or at a twentieth of a core with 600 at a time, it spends milliseconds of CPU per request on this host,
 // admission control on or off, and the run outlasts any timeout.)
 const CPU_CORES = 0.1;

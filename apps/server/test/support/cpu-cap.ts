@@ -5,8 +5,9 @@ const PERIOD_US = 10_000;
 // The kernel's smallest quota: a tenth of a core at the 10 ms period.
 const MIN_QUOTA_US = 1_000;
 
-/** A process held under a CPU quota; `release()` removes the cgroup once the process has exited. */
+/** A process held under a CPU quota; `lift()` moves it back out (uncapped), `release()` removes the cgroup once empty. */
 export interface CpuCap {
+  lift(): void;
   release(): void;
 }
 
@@ -33,5 +34,8 @@ export function capCpu(pid: number, cores: number, periodUs = PERIOD_US): CpuCap
     rmdirSync(dir);
     return undefined;
   }
-  return { release: () => rmdirSync(dir) };
+  return {
+    lift: () => writeFileSync(`${CPU_CONTROLLER}/cgroup.procs`, String(pid)),
+    release: () => rmdirSync(dir),
+  };
 }
