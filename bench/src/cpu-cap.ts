@@ -22,31 +22,46 @@ export interface CpuCap {
 }
 
 /**
- * A cgroup v1 `cpu` group with `share` of a core per `periodUs` (Kubernetes' default period is 100 ms; a 10 ms
- * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). Where the
- * controller is missing or not writable, the server runs uncapped and the description says so.
+ * Makes this process's cgroup v1 `cpu` group `name`, writes `settings` into it in order and, where given, moves
+ * `pid` into it. Returns its folder, or why it could not be made; a setting the kernel refuses (a quota under 1 ms)
+ * fails after the group was made, so no empty group is left behind.
  */
-export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap {
+function cpuGroup(name: string, settings: [file: string, value: number][], pid?: number): { dir: string } | string {
   const dir = join(CGROUP_V1_CPU, `plant-store-${name}-${process.pid}`);
   try {
     if (!existsSync(join(CGROUP_V1_CPU, "cpu.cfs_quota_us")))
       throw new Error(`no cgroup v1 cpu controller at ${CGROUP_V1_CPU}`);
     mkdirSync(dir);
-    writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
-    writeFileSync(join(dir, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));
-    writeFileSync(join(dir, "cpu.shares"), String(PRECEDENCE_SHARES));
+    for (const [file, value] of settings) writeFileSync(join(dir, file), String(value));
+    if (pid !== undefined) writeFileSync(join(dir, "cgroup.procs"), String(pid));
+    return { dir };
   } catch (error) {
-    // A quota the kernel refuses (under 1 ms) fails after the group was made: leave no empty group behind.
     if (existsSync(dir)) rmdirSync(dir);
-    const reason = error instanceof Error ? error.message : String(error);
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * A cgroup v1 `cpu` group with `share` of a core per `periodUs` (Kubernetes' default period is 100 ms; a 10 ms
+ * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). Where the
+ * controller is missing or not writable, the server runs uncapped and the description says so.
+ */
+export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap {
+  const group = cpuGroup(name, [
+    ["cpu.cfs_period_us", periodUs],
+    ["cpu.cfs_quota_us", Math.round(share * periodUs)],
+    ["cpu.shares", PRECEDENCE_SHARES],
+  ]);
+  if (typeof group === "string") {
     return {
-      description: `NOT capped: ${reason}; every figure below is for an uncapped core`,
+      description: `NOT capped: ${group}; every figure below is for an uncapped core`,
       capped: false,
       add: () => undefined,
       throttled: () => ({ periods: 0, seconds: 0 }),
       close: () => undefined,
     };
   }
+  const { dir } = group;
   return {
     description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs}, cpu.shares=${PRECEDENCE_SHARES})`,
     capped: true,
@@ -66,16 +81,9 @@ export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap 
  * to move back (before the group is removed) and what the report says.
  */
 export function loadPrecedence(name = "bench-load"): { description: string; close(): void } {
-  const dir = join(CGROUP_V1_CPU, `plant-store-${name}-${process.pid}`);
-  try {
-    mkdirSync(dir);
-    writeFileSync(join(dir, "cpu.shares"), String(PRECEDENCE_SHARES));
-    writeFileSync(join(dir, "cgroup.procs"), String(process.pid));
-  } catch (error) {
-    if (existsSync(dir)) rmdirSync(dir);
-    const reason = error instanceof Error ? error.message : String(error);
-    return { description: `none: ${reason}`, close: () => undefined };
-  }
+  const group = cpuGroup(name, [["cpu.shares", PRECEDENCE_SHARES]], process.pid);
+  if (typeof group === "string") return { description: `none: ${group}`, close: () => undefined };
+  const { dir } = group;
   return {
     description: `bench and load generators in a cgroup v1 cpu group with cpu.shares=${PRECEDENCE_SHARES}`,
     close() {
