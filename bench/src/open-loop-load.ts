@@ -23,6 +23,8 @@ export interface PhaseResult {
   missedSent: number;
   /** Requests whose connection failed (refused, reset) before an answer. */
   errors: number;
+  /** Connections this generator opened during the phase (one per request that found none idle). */
+  connectionsOpened: number;
   /** The server's CPU seconds (all threads, /proc) over the phase, and its largest RSS sampled every 100 ms. */
   serverCpuSeconds: number;
   peakRssBytes: number;
@@ -93,6 +95,7 @@ function main(): void {
     missedConnecting: 0,
     missedSent: 0,
     errors: 0,
+    connectionsOpened: 0,
     serverCpuSeconds: 0,
     peakRssBytes: 0,
     windows: Array.from({ length: Math.ceil((seconds * 1000) / WINDOW_MS) }, () => ({ p99Ms: undefined, missed: 0 })),
@@ -170,6 +173,7 @@ function main(): void {
 
   const openConnection = (first: Pending) => {
     open++;
+    results[first.phase]!.connectionsOpened++;
     const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
     socket.setEncoding("latin1");
     const connection: Connection = { socket, connected: false, buffer: "", current: undefined };

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { acceptProbe } from "../accept-probe.js";
 import { pinned } from "../cpu-pinning.js";
 import { type CpuCap, cpuCap, loadPrecedence } from "../cpu-cap.js";
 import { checkAnswers, IdBlocks } from "../measure.js";
@@ -46,7 +47,7 @@ interface Contender {
   label: string;
   key: ServerKey;
   env?: Record<string, string>;
-  /** Set against this contender's capacity in the same round rather than its own. */
+  /** Refuses its own closed loop, so its capacity is left out of the round's C; the contender it is set against. */
   capacityFrom?: string;
 }
 
@@ -96,6 +97,8 @@ export interface LevelFigures {
   missedConnectingShare: number;
   missedSentShare: number;
   errors: number;
+  /** Connections the generator opened per second of the level (a request that finds none idle opens one). */
+  connectionsPerSecond: number;
   /** A refusal's CPU over a served request's (the capacity run's CPU per 2xx): undefined with under 100 refusals. */
   refusalCostShare: number | undefined;
   cpuMicrosPerServed: number;
@@ -107,7 +110,9 @@ export interface LevelFigures {
 export interface OverloadRun {
   contender: string;
   round: number;
+  /** The round's C, which the levels are multiples of, and this server's own closed-loop capacity. */
   capacityPerSecond: number;
+  ownCapacityPerSecond: number;
   /** The server's CPU (all threads) per 2xx in the closed-loop capacity run, and what that run refused. */
   cpuMicrosPerServedClosedLoop: number;
   closedLoopNon2xx: number;
@@ -155,6 +160,7 @@ function figures(
     missedConnectingShare: phase.missedConnecting / phase.sent,
     missedSentShare: phase.missedSent / phase.sent,
     errors: phase.errors,
+    connectionsPerSecond: phase.connectionsOpened / phase.seconds,
     refusalCostShare: refused >= 100 && servedCpuMicros > 0 ? refusalCpuMicros / servedCpuMicros : undefined,
     cpuMicrosPerServed: (phase.serverCpuSeconds * 1e6) / Math.max(1, served),
     peakRssMiB: phase.peakRssBytes / 2 ** 20,
@@ -202,7 +208,42 @@ async function withCappedServer<T>(
   }
 }
 
-/** One server's sequence: capacity closed-loop, then half, then each level followed by half again. */
+/** A contender's closed-loop capacity in one round, from its own process. */
+interface Capacity {
+  capacity: number;
+  cpuMicrosPerServed: number;
+  non2xx: number;
+}
+
+async function measureCapacity(
+  session: Session,
+  cap: CpuCap,
+  contender: Contender,
+  round: number,
+  ids: IdBlocks,
+  options: BenchOptions,
+): Promise<Capacity> {
+  return withCappedServer(session, cap, contender, `${contender.name}-capacity-${round}`, async (server) => {
+    const answer = await checkAnswers(server, session.token, ids.take());
+    if (answer.status !== 200) throw new Error(`${contender.label} answered ${answer.status}: ${answer.body}`);
+    return capacityRun(session, server, ids, options);
+  });
+}
+
+/**
+ * The round's C, which every contender is offered multiples of: the median of the contenders' closed-loop
+ * capacities (a peer that refuses its own closed loop counts as the peer it is set against). Each server's own C
+ * moves between runs at this cap by more than servers differ, so levels from each one's own C would offer
+ * neighbouring rows different loads.
+ */
+function roundCapacity(capacities: Map<string, Capacity>): number {
+  const own = [...capacities.entries()]
+    .filter(([name]) => CONTENDERS.find((c) => c.name === name)?.capacityFrom === undefined)
+    .map(([, c]) => c.capacity);
+  return median(own);
+}
+
+/** One server's open loop, in a fresh process after a warm-up: half of C, then each level followed by half again. */
 async function runContender(
   session: Session,
   cap: CpuCap,
@@ -210,16 +251,11 @@ async function runContender(
   round: number,
   ids: IdBlocks,
   options: BenchOptions,
-  capacityOf: (contender: string) => number | undefined,
+  own: Capacity,
+  capacity: number,
 ): Promise<OverloadRun> {
   return withCappedServer(session, cap, contender, `${contender.name}-${round}`, async (server) => {
-    const answer = await checkAnswers(server, session.token, ids.take());
-    if (answer.status !== 200) throw new Error(`${contender.label} answered ${answer.status}: ${answer.body}`);
-    const capacityLoop = await capacityRun(session, server, ids, options);
-    // A peer that refuses its own closed loop (under-pressure at its README's settings) is set against the capacity
-    // of the same peer without the plugin, measured in the same round.
-    const capacity =
-      (contender.capacityFrom !== undefined ? capacityOf(contender.capacityFrom) : undefined) ?? capacityLoop.capacity;
+    await closedLoop(session, server, ids, CAPACITY_CONNECTIONS, options.warmupSeconds);
     const throttledBefore = cap.throttled().seconds;
     const phases = [{ rate: capacity / 2, seconds: HALF_SECONDS }];
     for (const level of LEVELS)
@@ -229,7 +265,7 @@ async function runContender(
       );
     const results = await openLoop(session, server, ids.take(), phases);
     const level = (name: string, index: number, after: PhaseResult | undefined) =>
-      figures(name, results[index]!, capacity, capacityLoop.cpuMicrosPerServed, after);
+      figures(name, results[index]!, capacity, own.cpuMicrosPerServed, after);
     const levels = [
       level("0.5x", 0, undefined),
       ...LEVELS.map((l, i) => level(`${l}x`, 1 + 2 * i, results[2 + 2 * i])),
@@ -238,20 +274,26 @@ async function runContender(
       contender: contender.name,
       round,
       capacityPerSecond: capacity,
-      cpuMicrosPerServedClosedLoop: capacityLoop.cpuMicrosPerServed,
-      closedLoopNon2xx: capacityLoop.non2xx,
+      ownCapacityPerSecond: own.capacity,
+      cpuMicrosPerServedClosedLoop: own.cpuMicrosPerServed,
+      closedLoopNon2xx: own.non2xx,
       throttledSeconds: cap.throttled().seconds - throttledBefore,
       levels,
     };
     process.stdout.write(
-      `round ${round + 1} ${contender.label}: capacity ${capacity.toFixed(0)}/s; ${levels.map((l) => `${l.level} ${l.goodputShare.toFixed(2)}x p99 ${l.p99Ms?.toFixed(0)} missed ${(l.missedShare * 100).toFixed(1)}% r ${l.refusalCostShare?.toFixed(2) ?? "-"}`).join("; ")}\n`,
+      `round ${round + 1} ${contender.label}: C ${capacity.toFixed(0)}/s (own ${own.capacity.toFixed(0)}); ${levels.map((l) => `${l.level} ${l.goodputShare.toFixed(2)}x p99 ${l.p99Ms?.toFixed(0)} missed ${(l.missedShare * 100).toFixed(1)}% r ${l.refusalCostShare?.toFixed(2) ?? "-"}`).join("; ")}\n`,
     );
     return run;
   });
 }
 
 /** Warm-up, then the closed loop at 50 connections: 2xx per second, and the server's CPU per 2xx over it. */
-async function capacityRun(session: Session, server: RunningServer, ids: IdBlocks, options: BenchOptions) {
+async function capacityRun(
+  session: Session,
+  server: RunningServer,
+  ids: IdBlocks,
+  options: BenchOptions,
+): Promise<Capacity> {
   const load = (seconds: number) => closedLoop(session, server, ids, CAPACITY_CONNECTIONS, seconds);
   await load(options.warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
@@ -368,13 +410,13 @@ function table(runs: OverloadRun[]): string[] {
           figs.map((l) => l.goodputShare),
           2,
           "x",
-        )} | ${each((l) => ms(l.p50Ms))} | ${each((l) => ms(l.p99Ms))} | ${each((l) => `${pct(l.refusedShare, 0)} (${ms(l.refusedP99Ms)})`)} | ${each((l) => pct(l.missedShare, 2))} | ${each((l) => `${pct(l.missedWaitingShare)}/${pct(l.missedConnectingShare)}/${pct(l.missedSentShare)}/${l.errors}`)} | ${each((l) => l.refusalCostShare?.toFixed(2) ?? "–")} | ${each((l) => ms(l.cpuMicrosPerServed))} | ${each((l) => ms(l.peakRssMiB))} | ${each((l) => (l.level === "0.5x" ? "" : l.recoverySeconds === undefined ? "> 5 s" : `${l.recoverySeconds.toFixed(2)} s`))} |`,
+        )} | ${each((l) => ms(l.p50Ms))} | ${each((l) => ms(l.p99Ms))} | ${each((l) => `${pct(l.refusedShare, 0)} (${ms(l.refusedP99Ms)})`)} | ${each((l) => pct(l.missedShare, 2))} | ${each((l) => `${pct(l.missedWaitingShare)}/${pct(l.missedConnectingShare)}/${pct(l.missedSentShare)}/${l.errors}`)} | ${each((l) => l.connectionsPerSecond.toFixed(0))} | ${each((l) => l.refusalCostShare?.toFixed(2) ?? "–")} | ${each((l) => ms(l.cpuMicrosPerServed))} | ${each((l) => ms(l.peakRssMiB))} | ${each((l) => (l.level === "0.5x" ? "" : l.recoverySeconds === undefined ? "> 5 s" : `${l.recoverySeconds.toFixed(2)} s`))} |`,
       );
     }
   }
   return [
-    "| Load | Server | goodput / C | p50 2xx ms | p99 2xx ms | refused (p99 ms) | unanswered at 2 s | of them: pool / connecting / sent; transport errors | r | CPU us / 2xx | peak RSS MiB | back to normal |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| Load | Server | goodput / C | p50 2xx ms | p99 2xx ms | refused (p99 ms) | unanswered at 2 s | of them: pool / connecting / sent; transport errors | connections opened /s | r | CPU us / 2xx | peak RSS MiB | back to normal |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
   ];
 }
@@ -431,6 +473,7 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
   const fleetCap = cpuCap(FLEET_CAP_SHARE, FLEET_CAP_PERIOD_US, "bench-fleet");
   const precedence = loadPrecedence();
   try {
+    const accepts = await acceptProbe();
     return await withSession(async (session) => {
       const ids = new IdBlocks();
       const runs: OverloadRun[] = [];
@@ -439,12 +482,27 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
       // --servers names contenders, and `fleet` for the client fleet's row; all of them by default.
       const chosen = (name: string) => options.servers.length === 0 || options.servers.includes(name);
       for (let round = 0; round < options.rounds; round++) {
-        const capacityOf = (name: string) =>
-          runs.find((r) => r.contender === name && r.round === round)?.capacityPerSecond;
-        for (const contender of [...CONTENDERS, ...OPT_IN.filter((c) => options.servers.includes(c.name))].filter((c) =>
+        const contenders = [...CONTENDERS, ...OPT_IN.filter((c) => options.servers.includes(c.name))].filter((c) =>
           chosen(c.name),
-        )) {
-          runs.push(await runContender(session, cap, contender, round, ids, options, capacityOf));
+        );
+        const capacities = new Map<string, Capacity>();
+        for (const contender of contenders)
+          capacities.set(contender.name, await measureCapacity(session, cap, contender, round, ids, options));
+        if (capacities.size > 0) {
+          const capacity = roundCapacity(capacities);
+          for (const contender of contenders)
+            runs.push(
+              await runContender(
+                session,
+                cap,
+                contender,
+                round,
+                ids,
+                options,
+                capacities.get(contender.name)!,
+                capacity,
+              ),
+            );
         }
         if (chosen("fleet")) {
           for (const contender of CONTENDERS.filter((c) => c.key === "plant-store")) {
@@ -470,22 +528,23 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
             "CPU cap": cap.description,
             "CPU cap, client fleet": fleetCap.description,
             "CPU precedence": precedence.description,
+            "New connections": `libuv ${accepts.libuv} accepted ${accepts.connections} connections opened at once in ${accepts.turnsAccepting} event-loop turns, at most ${accepts.mostInOneTurn} in one (src/accept-probe.ts)`,
           },
           pinning: session.pin.description,
-          plan: `per server and round: ${options.warmupSeconds} s warm-up, capacity C = 2xx/s closed-loop at ${CAPACITY_CONNECTIONS} connections over ${options.seconds} s; then open loop (src/open-loop-load.ts, ${DEADLINE_MS} ms deadline): ${HALF_SECONDS} s at 0.5x, then ${LEVELS.join("x, ")}x for ${options.seconds} s each, each followed by ${RECOVERY_SECONDS} s at 0.5x; then, at the fleet's cap, C again and ${FLEET_LEVEL}x C for ${FLEET_SECONDS} s through ${FLEET_CLIENTS} @plant-store/client instances (default options, timeoutMs ${DEADLINE_MS}) sharing one open-loop schedule (src/client-fleet-load.ts); ${options.rounds} rounds, servers alternating`,
+          plan: `per round: each server's closed-loop capacity (2xx/s at ${CAPACITY_CONNECTIONS} connections over ${options.seconds} s after a ${options.warmupSeconds} s warm-up, its own process); the round's C = their median (a peer that refuses its own closed loop left out); then per server, a fresh process, a ${options.warmupSeconds} s closed-loop warm-up and the open loop (src/open-loop-load.ts, ${DEADLINE_MS} ms deadline): ${HALF_SECONDS} s at 0.5x, then ${LEVELS.join("x, ")}x for ${options.seconds} s each, each followed by ${RECOVERY_SECONDS} s at 0.5x; then, at the fleet's cap, C again and ${FLEET_LEVEL}x C for ${FLEET_SECONDS} s through ${FLEET_CLIENTS} @plant-store/client instances (default options, timeoutMs ${DEADLINE_MS}) sharing one open-loop schedule (src/client-fleet-load.ts); ${options.rounds} rounds, servers alternating`,
           notes: options.notes,
         }),
-        "Per cell, one figure per round (goodput: median and range). Latencies from each request's scheduled send time. Unanswered at 2 s: of the requests sent in the level, those the deadline passed for, split into never sent (waiting in the generator's pool for a connection), on a connection still connecting, and sent; then connections that failed. r: a refusal's server CPU over a served request's, (CPU over the level - 2xx x the capacity run's CPU per 2xx) / refusals / that, with at least 100 refusals. CPU us / 2xx: the server's CPU (/proc, all threads) over the level / its 2xx answers. Back to normal: after the level, until every 250 ms window's 2xx p99 stays under 250 ms with nothing missed. The under-pressure peer is set against the tuned peer's capacity of the same round (it refuses its own closed loop).",
+        "Per cell, one figure per round (goodput: median and range). Latencies from each request's scheduled send time. Unanswered at 2 s: of the requests sent in the level, those the deadline passed for, split into never sent (waiting in the generator's pool for a connection), on a connection still connecting, and sent; then connections that failed. Connections opened: by the generator, per second of the level, one for each request that found no idle connection. r: a refusal's server CPU over a served request's, (CPU over the level - 2xx x the capacity run's CPU per 2xx) / refusals / that, with at least 100 refusals. CPU us / 2xx: the server's CPU (/proc, all threads) over the level / its 2xx answers. Back to normal: after the level, until every 250 ms window's 2xx p99 stays under 250 ms with nothing missed. Every server in a round is offered the same multiples of the round's C.",
         "",
         ...table(runs),
         "",
         ...pairedGoodput(runs, options.rounds),
         "",
-        `| Server | round | C 2xx/s | closed loop: non-2xx, CPU us / 2xx | cap throttled s |`,
+        `| Server | round | round's C 2xx/s | own closed-loop C 2xx/s, non-2xx, CPU us / 2xx | cap throttled s |`,
         "|---|---:|---:|---:|---:|",
         ...runs.map(
           (r) =>
-            `| ${[...CONTENDERS, ...OPT_IN].find((c) => c.name === r.contender)!.label} | ${r.round + 1} | ${r.capacityPerSecond.toFixed(0)} | ${r.closedLoopNon2xx}, ${r.cpuMicrosPerServedClosedLoop.toFixed(0)} | ${r.throttledSeconds.toFixed(1)} |`,
+            `| ${[...CONTENDERS, ...OPT_IN].find((c) => c.name === r.contender)!.label} | ${r.round + 1} | ${r.capacityPerSecond.toFixed(0)} | ${r.ownCapacityPerSecond.toFixed(0)}, ${r.closedLoopNon2xx}, ${r.cpuMicrosPerServedClosedLoop.toFixed(0)} | ${r.throttledSeconds.toFixed(1)} |`,
         ),
         "",
         ...(fleetRuns.length > 0
@@ -496,7 +555,13 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
       const files = {
         [`overload-${node}.md`]: markdown,
         [`overload-${node}.json`]: JSON.stringify(
-          { cap: cap.description, fleetCap: fleetCap.description, runs, fleetRuns: fleetRuns.map(compactFleetRun) },
+          {
+            cap: cap.description,
+            fleetCap: fleetCap.description,
+            accepts,
+            runs,
+            fleetRuns: fleetRuns.map(compactFleetRun),
+          },
           null,
           2,
         ),
