@@ -47,7 +47,7 @@ interface Contender {
   label: string;
   key: ServerKey;
   env?: Record<string, string>;
-  /** Refuses its own closed loop, so its capacity is left out of the round's C; the contender it is set against. */
+  /** Refuses its own closed loop, so its capacity is left out of the round's C: the contender it is a variant of. */
   capacityFrom?: string;
 }
 
@@ -232,15 +232,14 @@ async function measureCapacity(
 
 /**
  * The round's C, which every contender is offered multiples of: the median of the contenders' closed-loop
- * capacities (a peer that refuses its own closed loop counts as the peer it is set against). Each server's own C
- * moves between runs at this cap by more than servers differ, so levels from each one's own C would offer
- * neighbouring rows different loads.
+ * capacities, leaving out a peer that refuses its own closed loop unless it runs alone. Each server's own C moves
+ * between runs at this cap by more than servers differ, so levels from each one's own C would offer neighbouring
+ * rows different loads.
  */
 function roundCapacity(capacities: Map<string, Capacity>): number {
-  const own = [...capacities.entries()]
-    .filter(([name]) => CONTENDERS.find((c) => c.name === name)?.capacityFrom === undefined)
-    .map(([, c]) => c.capacity);
-  return median(own);
+  const all = [...capacities.entries()];
+  const serving = all.filter(([name]) => CONTENDERS.find((c) => c.name === name)?.capacityFrom === undefined);
+  return median((serving.length > 0 ? serving : all).map(([, c]) => c.capacity));
 }
 
 /** One server's open loop, in a fresh process after a warm-up: half of C, then each level followed by half again. */
