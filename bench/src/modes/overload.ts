@@ -191,9 +191,16 @@ async function openLoop(
   return JSON.parse(line) as PhaseResult[];
 }
 
+/** What every server's runs in one overload mode share: the session, the id blocks and the command's options. */
+interface OverloadBench {
+  session: Session;
+  ids: IdBlocks;
+  options: BenchOptions;
+}
+
 /** A fresh process of `contender` under `cap` for `body`, stopped after it. */
 async function withCappedServer<T>(
-  session: Session,
+  { session }: OverloadBench,
   cap: CpuCap,
   contender: Contender,
   name: string,
@@ -216,17 +223,15 @@ interface Capacity {
 }
 
 async function measureCapacity(
-  session: Session,
+  bench: OverloadBench,
   cap: CpuCap,
   contender: Contender,
   round: number,
-  ids: IdBlocks,
-  options: BenchOptions,
 ): Promise<Capacity> {
-  return withCappedServer(session, cap, contender, `${contender.name}-capacity-${round}`, async (server) => {
-    const answer = await checkAnswers(server, session.token, ids.take());
+  return withCappedServer(bench, cap, contender, `${contender.name}-capacity-${round}`, async (server) => {
+    const answer = await checkAnswers(server, bench.session.token, bench.ids.take());
     if (answer.status !== 200) throw new Error(`${contender.label} answered ${answer.status}: ${answer.body}`);
-    return capacityRun(session, server, ids, options);
+    return capacityRun(bench, server);
   });
 }
 
@@ -244,16 +249,15 @@ function roundCapacity(capacities: Map<string, Capacity>): number {
 
 /** One server's open loop, in a fresh process after a warm-up: half of C, then each level followed by half again. */
 async function runContender(
-  session: Session,
+  bench: OverloadBench,
   cap: CpuCap,
   contender: Contender,
   round: number,
-  ids: IdBlocks,
-  options: BenchOptions,
   own: Capacity,
   capacity: number,
 ): Promise<OverloadRun> {
-  return withCappedServer(session, cap, contender, `${contender.name}-${round}`, async (server) => {
+  const { session, ids, options } = bench;
+  return withCappedServer(bench, cap, contender, `${contender.name}-${round}`, async (server) => {
     await closedLoop(session, server, ids, CAPACITY_CONNECTIONS, options.warmupSeconds);
     const throttledBefore = cap.throttled().seconds;
     const phases = [{ rate: capacity / 2, seconds: HALF_SECONDS }];
@@ -287,12 +291,7 @@ async function runContender(
 }
 
 /** Warm-up, then the closed loop at 50 connections: 2xx per second, and the server's CPU per 2xx over it. */
-async function capacityRun(
-  session: Session,
-  server: RunningServer,
-  ids: IdBlocks,
-  options: BenchOptions,
-): Promise<Capacity> {
+async function capacityRun({ session, ids, options }: OverloadBench, server: RunningServer): Promise<Capacity> {
   const load = (seconds: number) => closedLoop(session, server, ids, CAPACITY_CONNECTIONS, seconds);
   await load(options.warmupSeconds);
   const cpuBefore = cpuSeconds(server.pid);
@@ -314,16 +313,10 @@ export interface FleetRun {
   result: FleetResult;
 }
 
-async function runFleet(
-  session: Session,
-  cap: CpuCap,
-  contender: Contender,
-  round: number,
-  ids: IdBlocks,
-  options: BenchOptions,
-): Promise<FleetRun> {
-  return withCappedServer(session, cap, contender, `fleet-${contender.name}-${round}`, async (server) => {
-    const { capacity } = await capacityRun(session, server, ids, options);
+async function runFleet(bench: OverloadBench, cap: CpuCap, contender: Contender, round: number): Promise<FleetRun> {
+  const { session, ids } = bench;
+  return withCappedServer(bench, cap, contender, `fleet-${contender.name}-${round}`, async (server) => {
+    const { capacity } = await capacityRun(bench, server);
     const args = [
       FLEET,
       server.baseUrl,
@@ -474,7 +467,7 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
   try {
     const accepts = await acceptProbe();
     return await withSession(async (session) => {
-      const ids = new IdBlocks();
+      const bench: OverloadBench = { session, ids: new IdBlocks(), options };
       const runs: OverloadRun[] = [];
       const fleetRuns: FleetRun[] = [];
       const fleetFailures: string[] = [];
@@ -486,27 +479,16 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
         );
         const capacities = new Map<string, Capacity>();
         for (const contender of contenders)
-          capacities.set(contender.name, await measureCapacity(session, cap, contender, round, ids, options));
+          capacities.set(contender.name, await measureCapacity(bench, cap, contender, round));
         if (capacities.size > 0) {
           const capacity = roundCapacity(capacities);
           for (const contender of contenders)
-            runs.push(
-              await runContender(
-                session,
-                cap,
-                contender,
-                round,
-                ids,
-                options,
-                capacities.get(contender.name)!,
-                capacity,
-              ),
-            );
+            runs.push(await runContender(bench, cap, contender, round, capacities.get(contender.name)!, capacity));
         }
         if (chosen("fleet")) {
           for (const contender of CONTENDERS.filter((c) => c.key === "plant-store")) {
             try {
-              fleetRuns.push(await runFleet(session, fleetCap, contender, round, ids, options));
+              fleetRuns.push(await runFleet(bench, fleetCap, contender, round));
             } catch (error) {
               // The rest of the report stands without this row; the failure is printed and noted.
               const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
