@@ -10,15 +10,14 @@ import { startCappedServer } from "./support/capped-server.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 
 const SECRET = "retry-budget-test-secret-of-32-characters";
-// A fleet of clients, each with its own budget, keeps 500 calls in flight against the built server held to a fifth
-// of a core, far more than it serves in time (skipped, saying why, where the server cannot be capped or its cap
-// starves it: some hosts' schedulers do below a fifth).
+// A fleet of clients, each with its own budget, keeps 500 calls in flight against the built server held to a tenth
+// of a core, far more than it serves in time (skipped, saying why, where the server cannot be capped).
 // The fleet goes on until the server has shed twice what the budgets allow retrying, or for 30 s at most. A window
 // longer than that makes each budget one bound over the whole run: floor + ratio x the client's calls.
 // Real time: the server's Retry-After (1 s) is waited out. 500 calls in flight are more than the server's concurrency
 // limit and its capacity, so a queue stands and admission control refuses what waited past CoDel's limit: the
 // budget's ratio, 0.1%, is under what it refuses.
-const CPU_CORES = 0.2;
+const CPU_CORES = 0.1;
 const CLIENTS = 10;
 const IN_FLIGHT_PER_CLIENT = 50;
 const RUN_MS = 30_000;
