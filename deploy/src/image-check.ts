@@ -341,11 +341,11 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const healthcheck = await output(startInContainer(first, withoutEntrypoint, { env: listening, command }));
     check(healthcheck.code === 0, "the HEALTHCHECK command exits 0 while the server runs", healthcheck.stderr);
 
-    const minted = await output(startInContainer(first, info, { env, command: ["dist/cli.js", "issue-token"] }));
+    const minted = await output(startInContainer(first, info, { env, command: ["dist/cli/main.js", "issue-token"] }));
     const token = minted.stdout.trim();
     check(
       minted.code === 0 && token.split(".").length === 3,
-      "the image mints a token: dist/cli.js issue-token as its command",
+      "the image mints a token: dist/cli/main.js issue-token as its command",
       minted.stderr,
     );
 
@@ -361,14 +361,14 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const backedUp = await output(
       startInContainer(first, info, {
         env,
-        command: ["dist/cli.js", "backup", `${volumePath}/snapshot.db`],
+        command: ["dist/cli/main.js", "backup", `${volumePath}/snapshot.db`],
         volume: { host: volume, path: volumePath },
         readOnlyRoot: true,
       }),
     );
     check(
       backedUp.code === 0 && /^backed up 1 plants, /.test(backedUp.stdout),
-      "dist/cli.js backup snapshots the store while the server runs",
+      "dist/cli/main.js backup snapshots the store while the server runs",
       `${backedUp.stdout}${backedUp.stderr}`,
     );
 
@@ -410,7 +410,7 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const restored = await output(
       startInContainer(second, info, {
         env,
-        command: ["dist/cli.js", "restore", `${volumePath}/snapshot.db`],
+        command: ["dist/cli/main.js", "restore", `${volumePath}/snapshot.db`],
         volume: { host: volume, path: volumePath },
         readOnlyRoot: true,
       }),
@@ -418,7 +418,7 @@ async function checkServer(info: ImageInfo, volumePath: string): Promise<void> {
     const restoredOwner = statSync(join(volume, "plants.db"));
     check(
       restored.code === 0 && /^restored 1 plants /.test(restored.stdout) && restoredOwner.uid === owner.uid,
-      "dist/cli.js restore puts the snapshot in place as the store, owned by the image's user",
+      "dist/cli/main.js restore puts the snapshot in place as the store, owned by the image's user",
       `${restored.stdout}${restored.stderr}`,
     );
     const fromSnapshot = await startServer(info, second, { host: volume, path: volumePath });

@@ -178,7 +178,7 @@ describe.skipIf(kubectlMissing)("the Kubernetes manifests, as kubectl kustomize 
       it("has a backup sidecar from the same image snapshotting the store into a claim of its own, sized for what it keeps", () => {
         const backup = containers.find((entry) => entry.name === "backup")!;
         expect(backup.image).toBe(container.image);
-        expect(backup.args.slice(0, 2)).toEqual(["dist/cli.js", "backup"]);
+        expect(backup.args.slice(0, 2)).toEqual(["dist/cli/main.js", "backup"]);
         expect(mebibytes(backup.resources.requests.memory)).toBeGreaterThan(BACKUP_PEAK_RSS_MIB);
         const every = Number(flag(backup.args, "--every"));
         const keep = Number(flag(backup.args, "--keep"));

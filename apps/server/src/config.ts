@@ -208,7 +208,7 @@ export class ConfigError extends Error {
 
 /**
  * Reads and validates the server's configuration from the environment. `keySourceRequired: false` is for the
- * operator commands (src/cli.ts), which check no token: a backup needs no JWT_SECRET in production.
+ * operator commands (src/cli/main.ts), which check no token: a backup needs no JWT_SECRET in production.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequired = true } = {}): Config {
   const result = ConfigSchema.safeParse(env);

@@ -5,7 +5,7 @@ import { generateSigningKey } from "./support/tokens.js";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
 
-describe("plant-store (dist/cli.js)", () => {
+describe("plant-store (dist/cli/main.js)", () => {
   it("--help lists every command and exits 0", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);

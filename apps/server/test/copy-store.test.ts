@@ -16,7 +16,7 @@ import { querySqliteFile } from "./support/sqlite-file.js";
 import { fillSqliteStore, type StoredPlant } from "../src/testing/fill-sqlite-store.js";
 import { TEST_SECRET } from "./support/test-server.js";
 
-const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const scriptMissing = (() => {
   try {
     execFileSync("script", ["--version"], { stdio: "ignore" });

@@ -1,7 +1,7 @@
 import { type ErrorBody, ErrorCode, type ErrorStatus } from "@plant-store/contract";
 import { describe, expectTypeOf, it } from "vitest";
-import { errorBody } from "../src/errors/error-body.js";
-import { HttpError, ServiceUnavailableError } from "../src/errors/http-errors.js";
+import { errorBody } from "../src/http-errors/error-body.js";
+import { HttpError, ServiceUnavailableError } from "../src/http-errors/http-errors.js";
 
 // Checked by `pnpm typecheck` (tsc over test/): each @ts-expect-error fails the build if the line compiles.
 describe("error bodies are typed by the contract", () => {

@@ -1,6 +1,6 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createMetrics } from "../src/ops/metrics.js";
+import { createMetrics } from "../src/process-state/metrics.js";
 import { slowPost } from "./support/slow-request.js";
 import { testApps } from "./support/test-server.js";
 

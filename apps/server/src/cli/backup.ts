@@ -3,7 +3,7 @@ import { constants, setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sqliteFilename } from "../store/open-store.js";
-import { type Snapshot, writeSnapshot } from "../operations/snapshot.js";
+import { type Snapshot, writeSnapshot } from "../store-operations/snapshot.js";
 import { type BackupMetrics, createBackupMetrics, serveBackupMetrics } from "./backup-metrics.js";
 import { type Command, CommandError, onePositional, oneLine, portNumber, positiveNumber } from "./command.js";
 import { formatBytes, progressLine } from "./progress.js";

@@ -15,7 +15,7 @@ export interface CommandArgs {
   positionals: string[];
 }
 
-/** A `plant-store` command (src/cli.ts lists them, with the one line `plant-store --help` says of each). */
+/** A `plant-store` command (src/cli/main.ts lists them, with the one line `plant-store --help` says of each). */
 export interface Command {
   name: string;
   /** The usage lines after `plant-store <name>`, e.g. `<file> [--force]`. */

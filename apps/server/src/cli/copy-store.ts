@@ -1,5 +1,5 @@
 import { createLogger } from "../logger.js";
-import { type CopyResult, copyStore } from "../operations/copy-store.js";
+import { type CopyResult, copyStore } from "../store-operations/copy-store.js";
 import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
 import { sqliteFilename } from "../store/open-store.js";
 import { type Command, CommandError, positiveNumber } from "./command.js";

@@ -1,4 +1,4 @@
-import { findPlant, summarizeStore } from "../operations/inspect.js";
+import { findPlant, summarizeStore } from "../store-operations/inspect.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { type Command, CommandError } from "./command.js";
 import { EXIT_ABSENT } from "./exit-codes.js";

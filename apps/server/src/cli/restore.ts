@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { sqliteFilename } from "../store/open-store.js";
-import { restoreSnapshot } from "../operations/restore.js";
+import { restoreSnapshot } from "../store-operations/restore.js";
 import { type Command, CommandError, onePositional } from "./command.js";
 
 /** `plant-store restore`: a snapshot `backup` wrote, checked and put in place as the SQLite store. */

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
 import { type ShedOverloadDeps, shedOverload } from "./shed-overload.js";
-import { answerClientErrors } from "./connection-errors.js";
+import { answerClientErrors } from "./client-error-answers.js";
 import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { createServer } from "../runtime-internals/node-http.js";
 import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
@@ -10,7 +10,7 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
  * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
- * timeouts, the contract's JSON Error for connection-level failures (see connection-errors.ts) and, unless
+ * timeouts, the contract's JSON Error for connection-level failures (see client-error-answers.ts) and, unless
  * ADMISSION_CONTROL=false turns it off, admission control's queue in front of Express (see shed-overload.ts).
  */
 export function createHttpServer(

@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ErrorCode } from "@plant-store/contract";
-import { errorBody } from "../errors/error-body.js";
-import { ServiceUnavailableError } from "../errors/http-errors.js";
+import { errorBody } from "../http-errors/error-body.js";
+import { ServiceUnavailableError } from "../http-errors/http-errors.js";
 import type { Logger } from "../logger.js";
-import type { Metrics } from "../ops/metrics.js";
+import type { Metrics } from "../process-state/metrics.js";
 import { type AdmissionClock, processClock } from "./admission-clock.js";
 import { AdmissionQueue, TARGET_MS, type Queued } from "./admission-queue.js";
 import { ConcurrencyLimit } from "./concurrency-limit.js";

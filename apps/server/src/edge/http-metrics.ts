@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import { markRequestStart, millisecondsSinceStart } from "./request-timing.js";
 import { routeLabel } from "./route-label.js";
-import type { Metrics } from "../ops/metrics.js";
+import type { Metrics } from "../process-state/metrics.js";
 
 /**
  * Counts and times every request once its response is finished. A connection that closes before that

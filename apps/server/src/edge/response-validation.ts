@@ -1,8 +1,8 @@
 import { type ErrorStatus, errorSchemas, PlantSchema, plantStoreContract } from "@plant-store/contract";
 import type { RequestHandler, Response } from "express";
 import type { ZodTypeAny } from "zod";
-import { errorBody } from "../errors/error-body.js";
-import { InternalServerError } from "../errors/http-errors.js";
+import { errorBody } from "../http-errors/error-body.js";
+import { InternalServerError } from "../http-errors/http-errors.js";
 import type { Logger } from "../logger.js";
 import { requestLogger } from "../request-logger.js";
 

@@ -2,8 +2,8 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { answersWithState } from "../edge/request-logging.js";
 import type { Logger } from "../logger.js";
 import { requestLogger } from "../request-logger.js";
-import { errorBody } from "../errors/error-body.js";
-import { InternalServerError, NotFoundError } from "../errors/http-errors.js";
+import { errorBody } from "../http-errors/error-body.js";
+import { InternalServerError, NotFoundError } from "../http-errors/http-errors.js";
 import { httpErrorFor } from "./http-error-for.js";
 
 /** Any request that matched no route. */

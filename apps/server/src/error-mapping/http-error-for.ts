@@ -16,7 +16,7 @@ import {
   ServiceUnavailableError,
   TooManyRequestsError,
   UnauthorizedError,
-} from "../errors/http-errors.js";
+} from "../http-errors/http-errors.js";
 
 /**
  * The one place a domain error (auth, plants, store) becomes the HTTP failure a client sees; undefined for

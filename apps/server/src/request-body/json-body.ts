@@ -2,7 +2,7 @@ import { ErrorCode } from "@plant-store/contract";
 import { bodyRequired, contentTypeRejection, declaresBody, parseJsonBody } from "@plant-store/contract/wire";
 import type { RequestHandler } from "express";
 import getRawBody from "raw-body";
-import { BadRequestError, PayloadTooLargeError } from "../errors/http-errors.js";
+import { BadRequestError, PayloadTooLargeError } from "../http-errors/http-errors.js";
 import { bodyReadStarted, bodyRefused } from "./body-diagnostics.js";
 
 async function readBody(req: Parameters<RequestHandler>[0], limitBytes: number): Promise<Buffer> {

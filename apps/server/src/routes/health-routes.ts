@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plant-store/contract";
 import { Router } from "express";
-import { ServiceUnavailableError } from "../errors/http-errors.js";
-import type { Lifecycle } from "../ops/lifecycle.js";
+import { ServiceUnavailableError } from "../http-errors/http-errors.js";
+import type { Lifecycle } from "../process-state/lifecycle.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { StoreNotOpenError } from "../store/waiting-store.js";
 

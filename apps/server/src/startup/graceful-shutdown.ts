@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
-import type { Lifecycle } from "../ops/lifecycle.js";
+import type { Lifecycle } from "../process-state/lifecycle.js";
 import { stopAccepting } from "../runtime-internals/stop-accepting.js";
 import type { PlantStore } from "../store/plant-store.js";
 

@@ -2,7 +2,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import { describeDatabaseUrl, parseDatabaseUrl } from "./database-url.js";
 import type { PlantStore } from "./plant-store.js";
-import { classifyPostgresError } from "./postgres/connection-errors.js";
+import { classifyPostgresError } from "./postgres/classify-postgres-error.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";
 

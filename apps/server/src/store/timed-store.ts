@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { Metrics } from "../ops/metrics.js";
+import type { Metrics } from "../process-state/metrics.js";
 import type { CreateOutcome, PlantStore } from "./plant-store.js";
 
 /** The same store, with every create and ping timed into plant_store_operation_duration_seconds. */

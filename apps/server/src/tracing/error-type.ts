@@ -1,5 +1,5 @@
 import { errorCodeName } from "@plant-store/contract";
-import { HttpError } from "../errors/http-errors.js";
+import { HttpError } from "../http-errors/http-errors.js";
 
 /**
  * A failure as OpenTelemetry's error.type: the contract's error name for an answer the server chose

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, request, ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { Lifecycle } from "../../src/ops/lifecycle.js";
+import { Lifecycle } from "../../src/process-state/lifecycle.js";
 import { closeConnectionsOnShutdown } from "../../src/runtime-internals/close-connections-on-shutdown.js";
 
 /** GET / on `server`, resolving with the answer's status and Connection header. */

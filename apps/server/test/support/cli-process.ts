@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { captureOutput } from "./child-output.js";
 
-const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -23,7 +23,7 @@ export interface CliProcess {
 }
 
 /**
- * Starts the built `plant-store` CLI (dist/cli.js) as an operator would, with only `env` and PATH in its environment,
+ * Starts the built `plant-store` CLI (dist/cli/main.js) as an operator would, with only `env` and PATH in its environment,
  * in `cwd`. One still running when the test finishes is killed (-9) then.
  */
 export function startCli(args: string[], env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): CliProcess {

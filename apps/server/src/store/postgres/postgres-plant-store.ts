@@ -4,7 +4,7 @@ import pg from "pg";
 import type { Logger } from "../../logger.js";
 import { GroupCommitQueue } from "../group-commit-queue.js";
 import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "../plant-store.js";
-import { classifyPostgresError } from "./connection-errors.js";
+import { classifyPostgresError } from "./classify-postgres-error.js";
 import { postgresMigrations } from "./migrations.js";
 
 export interface PostgresStoreOptions {

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 
 // What operator code asks of a SQLite store file through a connection of its own (a snapshot's, a restore's
-// check, a reader's): the queries live here, beside the store that owns the schema, not in operations/.
+// check, a reader's): the queries live here, beside the store that owns the schema, not in store-operations/.
 
 export function hasTable(db: DatabaseSync, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `plant-store`, the server package's bin: the operations a server team runs, with the server's environment.
 import { parseArgs } from "node:util";
-import type { Command, CommandOption } from "./cli/command.js";
-import { EXIT_ABSENT, EXIT_DIFFERENT } from "./cli/exit-codes.js";
-import { oneLine } from "./one-line.js";
+import type { Command, CommandOption } from "./command.js";
+import { EXIT_ABSENT, EXIT_DIFFERENT } from "./exit-codes.js";
+import { oneLine } from "../one-line.js";
 
 interface CommandEntry {
   name: string;
@@ -18,27 +18,27 @@ const COMMANDS: CommandEntry[] = [
   {
     name: "backup",
     summary: "write a consistent snapshot of the SQLite store while the server runs (once, or every N minutes)",
-    load: async () => (await import("./cli/backup.js")).backup,
+    load: async () => (await import("./backup.js")).backup,
   },
   {
     name: "restore",
     summary: "put a snapshot in place as the SQLite store, with the server stopped",
-    load: async () => (await import("./cli/restore.js")).restore,
+    load: async () => (await import("./restore.js")).restore,
   },
   {
     name: "copy-store",
     summary: "copy every plant from the SQLite store to PostgreSQL, then verify both sides",
-    load: async () => (await import("./cli/copy-store.js")).copyStoreCommand,
+    load: async () => (await import("./copy-store.js")).copyStoreCommand,
   },
   {
     name: "inspect",
     summary: "print the store's location, schema version, plant count and size, or one plant (--id), read-only",
-    load: async () => (await import("./cli/inspect.js")).inspect,
+    load: async () => (await import("./inspect.js")).inspect,
   },
   {
     name: "issue-token",
     summary: "print a bearer token signed with JWT_SECRET (development, scripts)",
-    load: async () => (await import("./cli/issue-token.js")).issueToken,
+    load: async () => (await import("./issue-token.js")).issueToken,
   },
 ];
 
@@ -114,7 +114,7 @@ async function run(argv: string[]): Promise<number> {
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   // Loaded here for the same reason: help needs no configuration.
-  const { loadConfig } = await import("./config.js");
+  const { loadConfig } = await import("../config.js");
   return command.run(
     { values, positionals: parsed.positionals },
     loadConfig(process.env, { keySourceRequired: false }),

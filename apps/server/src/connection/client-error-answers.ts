@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import { type Duplex, finished } from "node:stream";
-import { rawErrorResponse } from "../errors/error-body.js";
-import { httpErrorForClientError } from "../errors/client-error.js";
+import { rawErrorResponse } from "../http-errors/error-body.js";
+import { httpErrorForClientError } from "../http-errors/client-error.js";
 import type { Logger } from "../logger.js";
 import { responseInFlight } from "../runtime-internals/socket-response.js";
 
