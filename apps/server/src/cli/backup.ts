@@ -39,9 +39,9 @@ export const backup: Command = {
     "With --metrics-port it serves Prometheus metrics at /metrics on that port (on METRICS_HOST, else HOST):",
     "plant_store_backup_last_success_timestamp_seconds, _failures_total, _duration_seconds, _size_bytes and",
     "_interval_seconds. Alert when the last success is older than twice the interval: the rule is in",
-    "docs/deploying.md#noticing-a-failing-schedule.",
+    "docs/alerts.md#backups.",
     "",
-    "PostgreSQL stores are backed up with pg_dump or point-in-time recovery instead (docs/deploying.md).",
+    "PostgreSQL stores are backed up with pg_dump or point-in-time recovery instead (docs/backup-restore.md).",
   ].join("\n"),
   options: {
     force: { type: "boolean", description: "replace an existing <file>" },
@@ -66,7 +66,7 @@ export const backup: Command = {
     const storeFile = sqliteFilename(config.DATABASE_URL);
     if (storeFile === undefined) {
       throw new CommandError(
-        "DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/deploying.md)",
+        "DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/backup-restore.md)",
       );
     }
     // A background copy: where it shares a core with the server, the server's requests come first.

@@ -15,7 +15,7 @@ export const restore: Command = {
     "Whatever it refuses or fails at leaves the store as it was. Relative paths are from the working folder",
     "(apps/server for `pnpm restore`, where `pnpm start` runs).",
     "",
-    "PostgreSQL stores are restored with pg_restore or point-in-time recovery instead (docs/deploying.md).",
+    "PostgreSQL stores are restored with pg_restore or point-in-time recovery instead (docs/backup-restore.md).",
   ].join("\n"),
   options: {
     force: { type: "boolean", description: "replace a store that holds plants" },
@@ -24,7 +24,7 @@ export const restore: Command = {
     const target = sqliteFilename(config.DATABASE_URL);
     if (target === undefined) {
       throw new CommandError(
-        "DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/deploying.md)",
+        "DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/backup-restore.md)",
       );
     }
     const snapshot = resolve(onePositional(args, "the snapshot's <file>"));

@@ -9,7 +9,7 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
 
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
- * speed-up on Node 20 and 24; see runtime-internals/express-prototypes.ts), the configured connection
+ * speed-up on Node 24 and 26; see runtime-internals/express-prototypes.ts), the configured connection
  * timeouts, the contract's JSON Error for connection-level failures (see client-error-answers.ts) and, unless
  * ADMISSION_CONTROL=false turns it off, admission control's queue in front of Express (see shed-overload.ts).
  */
