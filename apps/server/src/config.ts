@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
-// upward: DATABASE_URL is validated by the store's own parser, a leaf importing nothing of the server, so that the
+// upward: DATABASE_URL is parsed by the store's own parser, a leaf importing nothing of the server, so that the
 // server, the CLI and copy-store --to read the value in one place (store/database-url.ts).
 import { DatabaseUrlError, parseDatabaseUrl } from "./store/database-url.js";
 
@@ -62,20 +62,22 @@ const EnvSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   // Connections the kernel holds for the server to accept (listen(2)'s backlog; the kernel caps it at somaxconn).
   LISTEN_BACKLOG: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(511)),
+  // Parsed here, once, into the store it names; a value that names none is a configuration error, not a database to
+  // wait for (the start retries those).
   DATABASE_URL: z.preprocess(
     emptyAsUndefined,
     z
       .string()
-      // A value that names no store is a configuration error, not a database to wait for (the start retries those).
-      .superRefine((value, ctx) => {
+      .default("./data/plants.db")
+      .transform((value, ctx) => {
         try {
-          parseDatabaseUrl(value);
+          return parseDatabaseUrl(value);
         } catch (error) {
           if (!(error instanceof DatabaseUrlError)) throw error;
           ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message });
+          return z.NEVER;
         }
-      })
-      .default("./data/plants.db"),
+      }),
   ),
   JWT_SECRET: z.preprocess(
     emptyAsUndefined,

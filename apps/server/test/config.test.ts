@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { expectConfigError } from "./support/config-error.js";
@@ -10,7 +11,7 @@ describe("loadConfig", () => {
       NODE_ENV: "development",
       HOST: "127.0.0.1",
       PORT: 3000,
-      DATABASE_URL: "./data/plants.db",
+      DATABASE_URL: { system: "sqlite", file: resolve("data/plants.db") },
       LOG_LEVEL: "info",
       BODY_LIMIT_BYTES: 1048576,
     });
@@ -27,7 +28,12 @@ describe("loadConfig", () => {
       JWT_AUDIENCE: "plant-store",
       LOG_LEVEL: "warn",
     });
-    expect(config).toMatchObject({ PORT: 8080, JWT_ISSUER: "https://issuer.example", LOG_LEVEL: "warn" });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      DATABASE_URL: { system: "sqlite", file: "/var/lib/plants.db" },
+      JWT_ISSUER: "https://issuer.example",
+      LOG_LEVEL: "warn",
+    });
   });
 
   it.each([

@@ -4,7 +4,9 @@ import pg from "pg";
 import { beforeEach, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger } from "../src/logger.js";
-import { describeDatabase, openStore } from "../src/store/open-store.js";
+import { openStore } from "../src/store/open-store.js";
+import { describeDatabaseUrl, parseDatabaseUrl } from "../src/store/database-url.js";
+import { storeOptions } from "../src/startup/options-from-config.js";
 import { PostgresPlantStore, type PostgresStoreOptions } from "../src/store/postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
@@ -43,7 +45,7 @@ describePostgres("the PostgreSQL store", () => {
   it("DATABASE_URL=postgres://… opens the PostgreSQL store, with the pool settings from the environment", async () => {
     const config = loadConfig({ DATABASE_URL: database.url, PG_POOL_SIZE: "4", PG_STATEMENT_TIMEOUT_MS: "1500" });
     expect(config).toMatchObject({ PG_POOL_SIZE: 4, PG_STATEMENT_TIMEOUT_MS: 1500, PG_CONNECT_TIMEOUT_MS: 2000 });
-    const store = await openStore(config, createLogger("silent"));
+    const store = await openStore(storeOptions(config), createLogger("silent"));
     tearDownWith(() => store.close());
     expect(store).toBeInstanceOf(PostgresPlantStore);
     expect(await store.create({ id: 1n, name: "via openStore" })).toEqual({
@@ -60,10 +62,10 @@ describePostgres("the PostgreSQL store", () => {
   });
 
   it("the logged DATABASE_URL never shows the password", () => {
-    expect(describeDatabase("postgres://app:s3cret@db.internal:5432/plants")).toBe(
+    expect(describeDatabaseUrl(parseDatabaseUrl("postgres://app:s3cret@db.internal:5432/plants"))).toBe(
       "postgres://app:redacted@db.internal:5432/plants",
     );
-    expect(describeDatabase("./data/plants.db")).toBe(join(process.cwd(), "data/plants.db"));
+    expect(describeDatabaseUrl(parseDatabaseUrl("./data/plants.db"))).toBe(join(process.cwd(), "data/plants.db"));
   });
 
   it("stores ids in a BIGINT column", async () => {

@@ -25,7 +25,7 @@ function waitingSqliteStore(filename: string) {
       // A short busy timeout: a locked file fails the attempt quickly, and the retry schedule takes over.
       return SqlitePlantStore.open(filename, { busyTimeoutMs: 20, logger: log.logger });
     },
-    isTransient: (error) => isTransientOpenError(filename, error),
+    isTransient: (error) => isTransientOpenError("sqlite", error),
     logger: log.logger,
     random: () => 1,
   });

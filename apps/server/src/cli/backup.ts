@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { constants, setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { sqliteFilename } from "../store/open-store.js";
 import { type Snapshot, writeSnapshot } from "../store-operations/snapshot.js";
 import { type BackupMetrics, createBackupMetrics, serveBackupMetrics } from "./backup-metrics.js";
 import { type Command, CommandError, onePositional, oneLine, portNumber, positiveNumber } from "./command.js";
@@ -63,12 +62,13 @@ export const backup: Command = {
     },
   },
   async run(args, config) {
-    const storeFile = sqliteFilename(config.DATABASE_URL);
-    if (storeFile === undefined) {
+    const database = config.DATABASE_URL;
+    if (database.system !== "sqlite") {
       throw new CommandError(
         "DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/backup-restore.md)",
       );
     }
+    const storeFile = database.file;
     // A background copy: where it shares a core with the server, the server's requests come first.
     setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
     const stop = new AbortController();

@@ -1,7 +1,6 @@
 import { createLogger } from "../logger.js";
 import { type CopyResult, copyStore } from "../store-operations/copy-store.js";
 import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
-import { sqliteFilename } from "../store/open-store.js";
 import { type Command, CommandError, positiveNumber } from "./command.js";
 import { EXIT_DIFFERENT } from "./exit-codes.js";
 import { progressLine } from "./progress.js";
@@ -37,9 +36,10 @@ export const copyStoreCommand: Command = {
     if (args.positionals.length > 0)
       throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const batchSize = positiveNumber(args, "batch-size", DEFAULT_BATCH_SIZE, { integer: true });
-    const sqliteFile = sqliteFilename(config.DATABASE_URL);
-    if (sqliteFile === undefined)
+    const source = config.DATABASE_URL;
+    if (source.system !== "sqlite")
       throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
+    const sqliteFile = source.file;
 
     const progress = progressLine();
     let copyStarted = 0;

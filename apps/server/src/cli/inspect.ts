@@ -1,5 +1,4 @@
 import { findPlant, summarizeStore } from "../store-operations/inspect.js";
-import { parseDatabaseUrl } from "../store/database-url.js";
 import { type Command, CommandError } from "./command.js";
 import { EXIT_ABSENT } from "./exit-codes.js";
 import { formatBytes } from "./progress.js";
@@ -27,7 +26,7 @@ export const inspect: Command = {
   async run(args, config) {
     if (args.positionals.length > 0)
       throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
-    const database = parseDatabaseUrl(config.DATABASE_URL);
+    const database = config.DATABASE_URL;
     const options = { connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS };
     if (typeof args.values.id === "string") {
       const id = plantId(args.values.id);

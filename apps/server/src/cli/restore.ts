@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { sqliteFilename } from "../store/open-store.js";
 import { restoreSnapshot } from "../store-operations/restore.js";
 import { type Command, CommandError, onePositional } from "./command.js";
 
@@ -21,12 +20,13 @@ export const restore: Command = {
     force: { type: "boolean", description: "replace a store that holds plants" },
   },
   async run(args, config) {
-    const target = sqliteFilename(config.DATABASE_URL);
-    if (target === undefined) {
+    const database = config.DATABASE_URL;
+    if (database.system !== "sqlite") {
       throw new CommandError(
         "DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/backup-restore.md)",
       );
     }
+    const target = database.file;
     const snapshot = resolve(onePositional(args, "the snapshot's <file>"));
     const restored = await restoreSnapshot(snapshot, target, { force: args.values.force === true });
     process.stdout.write(

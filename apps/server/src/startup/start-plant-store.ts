@@ -11,13 +11,15 @@ import { createLogger, type Logger } from "../logger.js";
 import { Lifecycle } from "../process-state/lifecycle.js";
 import { createMetrics, type Metrics } from "../process-state/metrics.js";
 import { oneLine } from "../one-line.js";
-import { databaseSystem, describeDatabase, isTransientOpenError, openStore } from "../store/open-store.js";
+import { describeDatabaseUrl } from "../store/database-url.js";
+import { isTransientOpenError, openStore } from "../store/open-store.js";
 import type { PlantStore } from "../store/plant-store.js";
 import { WaitingStore, type WaitingState } from "../store/waiting-store.js";
 import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { gracefulShutdown } from "./graceful-shutdown.js";
 import { createMetricsServer } from "./metrics-server.js";
+import { storeOptions } from "./options-from-config.js";
 import { type ListenTarget, listenFailure, StartFailure } from "./start-failure.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
@@ -91,17 +93,18 @@ export async function composePlantStore(
   // The scopes a token must grant, so whoever mints one (pnpm run token reads JWT_REQUIRED_SCOPE) sees what to grant.
   logger.info({ keys, requiredScopes: config.JWT_REQUIRED_SCOPE ?? [] }, "token keys loaded");
 
+  const storeAt = storeOptions(config);
   const waitingStore =
     overrides.store === undefined && overrides.storeInBackground
       ? new WaitingStore({
-          open: () => openStore(config, logger),
-          isTransient: (error) => isTransientOpenError(config.DATABASE_URL, error),
+          open: () => openStore(storeAt, logger),
+          isTransient: (error) => isTransientOpenError(config.DATABASE_URL.system, error),
           logger,
         })
       : undefined;
   let opened: PlantStore;
   try {
-    opened = overrides.store ?? waitingStore ?? (await openStore(config, logger));
+    opened = overrides.store ?? waitingStore ?? (await openStore(storeAt, logger));
   } catch (error) {
     await tracing.shutdown(0);
     throw storeFailure(error);
@@ -112,7 +115,7 @@ export async function composePlantStore(
     first,
   } = tracing.instrument({
     store: opened,
-    system: databaseSystem(config.DATABASE_URL),
+    system: config.DATABASE_URL.system,
     // Clients send the same token on every request: its signature is verified once, not per request.
     verifier: new VerifiedTokenCache(verifier),
   });
@@ -193,7 +196,7 @@ export async function startPlantStore(config: Config, overrides: PlantStoreOverr
     const state = waitingStore === undefined ? undefined : await firstAttempt(waitingStore);
     if (state?.kind === "failed") throw state.error;
     const ready = state === undefined || state.kind === "open";
-    logger.info({ url, database: describeDatabase(config.DATABASE_URL), ready }, "plant store listening");
+    logger.info({ url, database: describeDatabaseUrl(config.DATABASE_URL), ready }, "plant store listening");
   } catch (error) {
     throw await abandon(error);
   }

@@ -1,39 +1,33 @@
-import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
-import { describeDatabaseUrl, parseDatabaseUrl } from "./database-url.js";
+import { type DatabaseUrl, describeDatabaseUrl } from "./database-url.js";
 import type { PlantStore } from "./plant-store.js";
 import { classifyPostgresError } from "./postgres/classify-postgres-error.js";
+import type { PostgresStoreOptions } from "./postgres/postgres-plant-store.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";
 
-export type StoreConfig = Pick<
-  Config,
-  "DATABASE_URL" | "PG_POOL_SIZE" | "PG_STATEMENT_TIMEOUT_MS" | "PG_CONNECT_TIMEOUT_MS"
->;
+/** Which store to open, and how the PostgreSQL pool connects to it (unused for a SQLite file). */
+export interface StoreOptions {
+  database: DatabaseUrl;
+  postgres: Pick<PostgresStoreOptions, "poolSize" | "statementTimeoutMs" | "connectTimeoutMs">;
+}
 
 /**
  * Opens the store DATABASE_URL names (see parseDatabaseUrl): a PostgreSQL database or a SQLite file. A failure no
  * wait fixes (a role refused, no such database, a path that cannot be created) names DATABASE_URL.
  */
-export async function openStore(config: StoreConfig, logger: Logger): Promise<PlantStore> {
-  const database = parseDatabaseUrl(config.DATABASE_URL);
+export async function openStore({ database, postgres }: StoreOptions, logger: Logger): Promise<PlantStore> {
   try {
     if (database.system === "sqlite") return await SqlitePlantStore.open(database.file, { logger });
     // Loaded when needed: after tracing has started, whose pg instrumentation patches pg as it loads.
     const { PostgresPlantStore } = await import("./postgres/postgres-plant-store.js");
-    return await PostgresPlantStore.open({
-      connectionString: database.url,
-      poolSize: config.PG_POOL_SIZE,
-      statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS,
-      connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
-      logger,
-    });
+    return await PostgresPlantStore.open({ connectionString: database.url, ...postgres, logger });
   } catch (error) {
     if (database.system === "postgresql") {
       const notFound = hostNotFound(error, database.host);
       if (notFound !== undefined) throw notFound;
     }
-    if (isTransientOpenError(config.DATABASE_URL, error)) throw error;
+    if (isTransientOpenError(database.system, error)) throw error;
     const { message, code } = error as { message?: string; code?: unknown };
     throw Object.assign(
       new Error(`DATABASE_URL ${describeDatabaseUrl(database)}: ${message || code || String(error)}`, { cause: error }),
@@ -44,33 +38,16 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Pl
   }
 }
 
-/** The SQLite file DATABASE_URL names, by absolute path, or undefined for a PostgreSQL URL. */
-export function sqliteFilename(databaseUrl: string): string | undefined {
-  const database = parseDatabaseUrl(databaseUrl);
-  return database.system === "sqlite" ? database.file : undefined;
-}
-
 /**
  * Whether a failure to open the store may pass by itself, so opening is retried: PostgreSQL unreachable,
  * refusing connections for now or its migration lock not granted in time; SQLite locked by another process.
  * Anything else (authentication refused, no such database, a path that cannot be created) is a configuration
  * error that no wait fixes.
  */
-export function isTransientOpenError(databaseUrl: string, error: unknown): boolean {
-  if (databaseSystem(databaseUrl) === "postgresql")
-    return classifyPostgresError(error) instanceof StoreUnavailableError;
+export function isTransientOpenError(system: DatabaseUrl["system"], error: unknown): boolean {
+  if (system === "postgresql") return classifyPostgresError(error) instanceof StoreUnavailableError;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);
-}
-
-/** Which database DATABASE_URL names, as OpenTelemetry's db.system calls it. */
-export function databaseSystem(databaseUrl: string): "postgresql" | "sqlite" {
-  return parseDatabaseUrl(databaseUrl).system;
-}
-
-/** DATABASE_URL as it may be logged: the SQLite file's absolute path, or the URL with its password masked. */
-export function describeDatabase(databaseUrl: string): string {
-  return describeDatabaseUrl(parseDatabaseUrl(databaseUrl));
 }
 
 /**
