@@ -60,6 +60,28 @@ export class IdBlocks {
   }
 }
 
+/**
+ * One closed-loop wrk run as the modes load a server: `connections` posting plants with the session's token, ids
+ * ascending from a fresh block, wrk on the load generator's core.
+ */
+export function closedLoop(
+  session: Pick<Session, "token" | "pin">,
+  server: Pick<RunningServer, "baseUrl">,
+  ids: IdBlocks,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  return runWrk({
+    baseUrl: server.baseUrl,
+    connections,
+    token: session.token,
+    firstId: ids.take(),
+    order: "ascending",
+    pin: session.pin.load,
+    seconds,
+  });
+}
+
 /** A failed request makes every figure meaningless (a 401 is fast): stop the run instead. */
 export function requireAllOk(label: string, connections: number, load: LoadResult): void {
   if (load.requests === 0 || load.non2xx > 0 || load.socketErrors > 0) {

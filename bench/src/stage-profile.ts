@@ -1,11 +1,10 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CpuProfile, SQLITE_WRITER, stageTimes, workerThreadRole } from "./cpu-profile-stages.js";
-import { checkAnswers, IdBlocks } from "./measure.js";
+import { checkAnswers, closedLoop, IdBlocks } from "./measure.js";
 import { cpuPerRequest, readCpu, THREAD_ROLES, type ThreadCpu } from "./process-stats.js";
 import type { ServerKey } from "./servers.js";
 import type { Session } from "./session.js";
-import { closedLoop } from "./wrk-load.js";
 
 export interface StageProfile {
   connections: number;

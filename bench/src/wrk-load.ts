@@ -2,9 +2,6 @@ import { execFile, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { pinned } from "./cpu-pinning.js";
-import type { IdBlocks } from "./measure.js";
-import type { RunningServer } from "./servers.js";
-import type { Session } from "./session.js";
 
 const SCRIPT = fileURLToPath(new URL("../../wrk/post-plant.lua", import.meta.url));
 const run = promisify(execFile);
@@ -80,26 +77,4 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
     non2xx: raw.non2xx,
     socketErrors: raw.socketErrors,
   };
-}
-
-/**
- * One closed-loop wrk run as the modes load a server: `connections` posting plants with the session's token, ids
- * ascending from a fresh block, wrk on the load generator's core.
- */
-export function closedLoop(
-  session: Pick<Session, "token" | "pin">,
-  server: Pick<RunningServer, "baseUrl">,
-  ids: IdBlocks,
-  connections: number,
-  seconds: number,
-): Promise<LoadResult> {
-  return runWrk({
-    baseUrl: server.baseUrl,
-    connections,
-    token: session.token,
-    firstId: ids.take(),
-    order: "ascending",
-    pin: session.pin.load,
-    seconds,
-  });
 }

@@ -1,10 +1,10 @@
-import { checkAnswers, IdBlocks, requireAllOk } from "../measure.js";
+import { checkAnswers, closedLoop, IdBlocks, requireAllOk } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { cpuSeconds } from "../process-stats.js";
 import { header } from "../report.js";
 import { withSession, writeOutputs } from "../session.js";
 import { spread } from "../stats.js";
-import { closedLoop, type LoadResult } from "../wrk-load.js";
+import type { LoadResult } from "../wrk-load.js";
 
 export interface AbRound {
   base: { requests: number; cpuMicrosPerRequest: number };

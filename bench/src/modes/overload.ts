@@ -4,16 +4,15 @@ import { promisify } from "node:util";
 import { acceptProbe } from "../accept-probe.js";
 import { pinned } from "../cpu-pinning.js";
 import { type CpuCap, cpuCap, loadPrecedence } from "../cpu-cap.js";
-import { checkAnswers, IdBlocks } from "../measure.js";
+import { checkAnswers, closedLoop, IdBlocks } from "../measure.js";
 import type { FleetResult } from "../client-fleet-load.js";
-import type { PhaseResult } from "../open-loop-load.js";
+import type { PhaseResult } from "../open-loop.js";
 import { cpuSeconds } from "../process-stats.js";
 import type { BenchOptions } from "../options.js";
 import { header } from "../report.js";
 import type { RunningServer, ServerKey } from "../servers.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
 import { median } from "../stats.js";
-import { closedLoop } from "../wrk-load.js";
 
 const GENERATOR = fileURLToPath(new URL("../open-loop-load.js", import.meta.url));
 const FLEET = fileURLToPath(new URL("../client-fleet-load.js", import.meta.url));

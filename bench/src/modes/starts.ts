@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
-import { checkAnswers, IdBlocks, requireAllOk } from "../measure.js";
+import { checkAnswers, closedLoop, IdBlocks, requireAllOk } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { pinned } from "../cpu-pinning.js";
 import { cpuSeconds } from "../process-stats.js";
@@ -10,7 +10,6 @@ import { header, spreadText } from "../report.js";
 import { SERVER_LABELS, type ServerKey } from "../servers.js";
 import { type Session, withSession, writeOutputs } from "../session.js";
 import { quantile, spread } from "../stats.js";
-import { closedLoop } from "../wrk-load.js";
 
 const PROBE = fileURLToPath(new URL("../core-memory-probe.js", import.meta.url));
 const SERVERS: ServerKey[] = ["plant-store", "fastify-tuned"];

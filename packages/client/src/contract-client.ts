@@ -12,9 +12,9 @@ import {
 import { AdaptiveThrottle, originOf, originWindow } from "./adaptive-throttle.js";
 import { startDeadline } from "./deadline.js";
 import { PlantStoreApiError } from "./errors.js";
-import { createFetcher, type FetchFunction, type ThrottleGate } from "./fetcher.js";
+import { createFetcher, type ThrottleGate } from "./fetcher.js";
 import { type Int64Lenient, int64Fields, toInt64Fields } from "./int64-body.js";
-import type { CallOptions, PlantStoreClientOptions } from "./options.js";
+import type { CallOptions, FetchFunction, PlantStoreClientOptions } from "./options.js";
 import { RetryBudget } from "./retry-budget.js";
 import { withBigIntSafeJson } from "./serialize-body.js";
 import { createTokenSource } from "./token-source.js";

@@ -1,14 +1,12 @@
 import type { ApiFetcher } from "@ts-rest/core";
 import type { OriginWindow } from "./adaptive-throttle.js";
 import { PlantStoreThrottledError } from "./errors.js";
+import type { FetchFunction } from "./options.js";
 import type { RetryBudget } from "./retry-budget.js";
 import { backoffDelay, isRetriedStatus, type RetryPolicy, retryAfterMs, wait } from "./retry-policy.js";
 import { serializeBody } from "./serialize-body.js";
 import type { TokenSource } from "./token-source.js";
 import { traceContextHeaders } from "./trace-context.js";
-
-/** The shape of `fetch` the client calls: the global one, or one you inject. */
-export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();

@@ -1,6 +1,8 @@
 import type { AdaptiveThrottle, AdaptiveThrottleOptions } from "./adaptive-throttle.js";
-import type { FetchFunction } from "./fetcher.js";
 import type { RetryBudgetOptions } from "./retry-budget.js";
+
+/** The shape of `fetch` the client calls: the global one, or one you inject. */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 /** What `getToken` is told: `forceRefresh` is true once, after the server answered 401 to the last token. */
 export interface TokenRequest {
