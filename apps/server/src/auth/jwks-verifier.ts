@@ -4,13 +4,17 @@ import type jwksRsa from "jwks-rsa";
 import { algorithmsForKey, JWKS_DEFAULT_ALGORITHMS, type SupportedAlgorithm } from "./algorithms.js";
 import { IdentityProviderUnavailableError, InvalidTokenError } from "./auth-errors.js";
 import { type ClaimOptions, type VerifyOptions, verifyOptions, verifyWithKey } from "./jwt-verifier.js";
+import { KeySetFetchGate, KeySetFetchLimitError } from "./key-set-fetch-gate.js";
 import type { TokenVerifier } from "./token-verifier.js";
 
 export interface JwksVerifierOptions extends ClaimOptions {
   jwksUri: string;
   /** Accepted algorithms (JWT_ALGORITHMS); each key further narrows them to its type and its JWK `alg`. */
   algorithms?: readonly SupportedAlgorithm[] | undefined;
-  /** Most JWKS fetches per minute; further lookups of an unknown kid are refused until the minute is up. */
+  /**
+   * Most JWKS fetches started in any minute; further lookups of an unknown kid are refused, without a fetch, until
+   * the oldest of them is a minute old. One fetch runs at a time; lookups that arrive meanwhile share its result.
+   */
   requestsPerMinute: number;
   /** How long a fetched key is trusted before it is fetched again. */
   cacheMaxAgeMs: number;
@@ -20,8 +24,9 @@ export interface JwksVerifierOptions extends ClaimOptions {
 
 /**
  * Verifies tokens with the keys of a JSON Web Key Set, found by the token's `kid`. jwks-rsa caches keys
- * per kid, fetches the set again for a kid it has not seen (that is how rotated keys are picked up) and
- * rate-limits those fetches, so tokens with made-up kids cannot hammer the identity provider.
+ * per kid and fetches the set again for a kid it has not seen (that is how rotated keys are picked up); a
+ * KeySetFetchGate under its cache runs one fetch at a time and limits how many start per minute, so tokens with
+ * made-up kids cannot hammer the identity provider.
  */
 export class JwksVerifier implements TokenVerifier {
   // jwks-rsa and what it brings (~3 MiB resident) load only in a server configured with a JWKS URL: the
@@ -35,18 +40,26 @@ export class JwksVerifier implements TokenVerifier {
   constructor(options: JwksVerifierOptions) {
     this.algorithms = options.algorithms ?? JWKS_DEFAULT_ALGORITHMS;
     this.claims = options;
-    this.jwks = import("jwks-rsa").then(({ default: library }) => ({
-      library,
-      client: new library.JwksClient({
+    const gate = new KeySetFetchGate<jwksRsa.SigningKey[]>(options.requestsPerMinute);
+    this.jwks = import("jwks-rsa").then(({ default: library }) => {
+      // getSigningKey (behind jwks-rsa's per-kid cache) fetches through getSigningKeys, the client's public method
+      // for one fetch of the set: gating it gates every fetch, and lookups sharing one fetch spend one of the limit.
+      // Should jwks-rsa stop fetching through it, test/auth-jwks-burst-process.test.ts sees the fetches overlap.
+      class GatedJwksClient extends library.JwksClient {
+        override getSigningKeys(): Promise<jwksRsa.SigningKey[]> {
+          return gate.fetch(() => super.getSigningKeys());
+        }
+      }
+      const client = new GatedJwksClient({
         jwksUri: options.jwksUri,
         cache: true,
         cacheMaxAge: options.cacheMaxAgeMs,
         cacheMaxEntries: 16,
-        rateLimit: true,
-        jwksRequestsPerMinute: options.requestsPerMinute,
+        rateLimit: false,
         timeout: options.timeoutMs ?? 5_000,
-      }),
-    }));
+      });
+      return { library, client };
+    });
   }
 
   /** The token's claims, or an InvalidTokenError; IdentityProviderUnavailableError when the JWKS URL is unreachable. */
@@ -70,7 +83,7 @@ export class JwksVerifier implements TokenVerifier {
     try {
       return await client.getSigningKey(kid);
     } catch (error) {
-      if (error instanceof library.SigningKeyNotFoundError || error instanceof library.JwksRateLimitError) {
+      if (error instanceof library.SigningKeyNotFoundError || error instanceof KeySetFetchLimitError) {
         throw new InvalidTokenError("token signing key is unknown");
       }
       // The token may well be valid: say the outage is ours and passing, so clients retry instead of failing.

@@ -12,12 +12,14 @@ export interface ClaimOptions {
   clockToleranceSeconds?: number;
 }
 
-export type VerifyOptions = jwt.VerifyOptions & { complete?: false; algorithms: SupportedAlgorithm[] };
+// `complete` hands back the header jsonwebtoken has already decoded, so `crit` is checked without decoding it twice.
+export type VerifyOptions = jwt.VerifyOptions & { complete: true; algorithms: SupportedAlgorithm[] };
 
 /** jsonwebtoken options for the given algorithms and claim checks. */
 export function verifyOptions(algorithms: SupportedAlgorithm[], claims: ClaimOptions): VerifyOptions {
   return {
     algorithms,
+    complete: true,
     clockTolerance: claims.clockToleranceSeconds ?? 5,
     ...(claims.issuer !== undefined && { issuer: claims.issuer }),
     ...(claims.audience !== undefined && { audience: claims.audience }),
@@ -25,6 +27,9 @@ export function verifyOptions(algorithms: SupportedAlgorithm[], claims: ClaimOpt
 }
 
 const SIGNATURE_INVALID = "token signature is invalid";
+/** The refusal of a token whose header lists critical extensions (`crit`, RFC 7515 section 4.1.11). */
+export const CRITICAL_EXTENSION_REFUSED =
+  "token header lists a critical extension (crit) the server does not understand";
 const ALGORITHM_NOT_ACCEPTED = "token algorithm is not accepted";
 
 function reasonFor(error: unknown): string {
@@ -38,14 +43,20 @@ function reasonFor(error: unknown): string {
   return "token is malformed";
 }
 
-/** Verifies a token against one key: algorithm allowlisted, exp required, iss/aud checked when configured. */
+/**
+ * Verifies a token against one key: algorithm allowlisted, exp required, iss/aud checked when configured, and no
+ * `crit` header. jsonwebtoken ignores `crit`; RFC 7515 section 4.1.11 requires refusing a JWS whose `crit` lists an
+ * extension the recipient does not understand, and this server understands none, so any `crit` is refused.
+ */
 export function verifyWithKey(token: string, key: KeyObject, options: VerifyOptions): jwt.JwtPayload {
-  let payload: string | jwt.JwtPayload;
+  let verified: jwt.Jwt;
   try {
-    payload = jwt.verify(token, key, options);
+    verified = jwt.verify(token, key, options);
   } catch (error) {
     throw new InvalidTokenError(reasonFor(error));
   }
+  if (verified.header.crit !== undefined) throw new InvalidTokenError(CRITICAL_EXTENSION_REFUSED);
+  const { payload } = verified;
   if (typeof payload === "string") throw new InvalidTokenError("token is malformed");
   if (typeof payload.exp !== "number") throw new InvalidTokenError("token has no exp claim");
   return payload;

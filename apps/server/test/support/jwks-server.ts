@@ -4,18 +4,28 @@ import { tearDownWith } from "./teardown.js";
 
 /**
  * A real JWKS endpoint on 127.0.0.1: serves `{ keys }` at /jwks.json, counts its hits, and rotates
- * keys when told, like an identity provider does. Closed when the test (or file) ends.
+ * keys when told, like an identity provider does. `latencyMs` holds each answer that long, as a distant provider
+ * does, so fetches that overlap are seen overlapping. Closed when the test (or file) ends.
  */
-export async function startJwksServer(initialKeys: object[]) {
+export async function startJwksServer(initialKeys: object[], { latencyMs = 0 }: { latencyMs?: number } = {}) {
   let keys = initialKeys;
   let hits = 0;
+  let inFlight = 0;
+  let mostInFlight = 0;
   const server = createServer((req, res) => {
     if (req.url !== "/jwks.json") {
       res.writeHead(404).end();
       return;
     }
     hits += 1;
-    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys }));
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    const answer = () => {
+      inFlight -= 1;
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys }));
+    };
+    if (latencyMs > 0) setTimeout(answer, latencyMs);
+    else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -29,6 +39,8 @@ export async function startJwksServer(initialKeys: object[]) {
     url: `http://127.0.0.1:${port}/jwks.json`,
     /** How many times the key set was fetched. */
     hits: () => hits,
+    /** The most fetches that were being answered at once. */
+    mostInFlight: () => mostInFlight,
     /** Publishes a new key set (key rotation). */
     rotate(next: object[]) {
       keys = next;
