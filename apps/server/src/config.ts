@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
-// upward: DATABASE_URL is parsed by the store's own parser, a leaf importing nothing of the server, so that the
-// server, the CLI and copy-store --to read the value in one place (store/database-url.ts).
 import { DatabaseUrlError, parseDatabaseUrl } from "./store/database-url.js";
+import { TRACES_SAMPLERS } from "./tracing/traces-export.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -46,15 +45,6 @@ const otlpEndpoint = z.string().regex(/^https?:\/\/[^/]/i, "must be an http:// o
 const otlpProtocol = z.enum(["http/protobuf", "http/json"], {
   errorMap: () => ({ message: "must be http/protobuf or http/json (this server does not export over grpc)" }),
 });
-const TRACES_SAMPLERS = [
-  "always_on",
-  "always_off",
-  "traceidratio",
-  "parentbased_always_on",
-  "parentbased_always_off",
-  "parentbased_traceidratio",
-] as const;
-
 /** The environment variables the server reads, with their defaults. The only reader of process.env. */
 const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
@@ -259,45 +249,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequ
     throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
   }
   return config;
-}
-
-export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
-
-/** How the server exports traces: OTLP over HTTP with this encoding, which spans, and how they are batched. */
-export interface TracesExport {
-  protocol: "http/protobuf" | "http/json";
-  /** OTEL_TRACES_SAMPLER, with OTEL_TRACES_SAMPLER_ARG as the ratio of the traceidratio samplers. */
-  sampler: { name: TracesSampler; ratio?: number };
-  /** The batch span processor's options, from OTEL_BSP_*. */
-  batch: {
-    maxQueueSize: number;
-    maxExportBatchSize: number;
-    scheduledDelayMillis: number;
-    exportTimeoutMillis: number;
-  };
-}
-
-/**
- * Traces are exported when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none
- * turns them off; otherwise undefined, and the server loads no part of the OpenTelemetry SDK.
- */
-export function tracesExport(config: Config): TracesExport | undefined {
-  const endpoint = config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (endpoint === undefined || config.OTEL_SDK_DISABLED === "true" || config.OTEL_TRACES_EXPORTER === "none") {
-    return undefined;
-  }
-  return {
-    protocol: config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL,
-    sampler: {
-      name: config.OTEL_TRACES_SAMPLER,
-      ...(config.OTEL_TRACES_SAMPLER_ARG !== undefined && { ratio: config.OTEL_TRACES_SAMPLER_ARG }),
-    },
-    batch: {
-      maxQueueSize: config.OTEL_BSP_MAX_QUEUE_SIZE,
-      maxExportBatchSize: config.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
-      scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
-      exportTimeoutMillis: config.OTEL_BSP_EXPORT_TIMEOUT,
-    },
-  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, tracesExport } from "../src/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
+import { tracesExport } from "../src/startup/options-from-config.js";
 import { samplerFor } from "../src/tracing/sampler.js";
 
 const ENDPOINT = "http://127.0.0.1:4318";

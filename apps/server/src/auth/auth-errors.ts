@@ -38,13 +38,7 @@ export class IdentityProviderUnavailableError extends Error {
   }
 }
 
-/** A key source the server cannot verify tokens with; `variable` names the setting to fix. */
+/** A key the server cannot verify tokens with; whoever configured the source names the setting it came from. */
 export class KeySetupError extends Error {
   override name = "KeySetupError";
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(problem);
-  }
 }

@@ -5,7 +5,7 @@ import { type ShedOverloadDeps, shedOverload } from "./shed-overload.js";
 import { answerClientErrors } from "./client-error-answers.js";
 import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { createServer } from "../runtime-internals/node-http.js";
-import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
+import { type ConnectionTimeouts, serverTimeouts } from "./server-timeouts.js";
 
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
@@ -15,12 +15,12 @@ import { serverTimeouts, type TimeoutConfig } from "./server-timeouts.js";
  */
 export function createHttpServer(
   app: Express,
-  config: TimeoutConfig,
+  timeouts: ConnectionTimeouts,
   logger: Logger,
   admission?: Omit<ShedOverloadDeps, "logger">,
 ): Server {
   const listener = admission ? shedOverload(app, { ...admission, logger }) : app;
-  const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(config) }, listener);
+  const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(timeouts) }, listener);
   answerClientErrors(server, logger);
   return server;
 }

@@ -1,20 +1,24 @@
 import type { ServerOptions } from "node:http";
-import type { Config } from "../config.js";
 
-export type TimeoutConfig = Pick<Config, "HEADERS_TIMEOUT_MS" | "REQUEST_TIMEOUT_MS" | "KEEP_ALIVE_TIMEOUT_MS">;
+/** How long a client may take to send its headers and its whole request, and how long an idle connection is kept. */
+export interface ConnectionTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
 
 /**
- * node:http options for the configured connection timeouts: a client must send its headers within
- * HEADERS_TIMEOUT_MS and its whole request within REQUEST_TIMEOUT_MS (slowloris and slow bodies are cut
- * off), and an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS.
+ * node:http options for the connection timeouts: a client must send its headers within `headersMs` and its whole
+ * request within `requestMs` (slowloris and slow bodies are cut off), and an idle keep-alive connection is closed
+ * after `keepAliveMs`.
  */
-export function serverTimeouts(config: TimeoutConfig): ServerOptions {
+export function serverTimeouts({ headersMs, requestMs, keepAliveMs }: ConnectionTimeouts): ServerOptions {
   return {
-    headersTimeout: config.HEADERS_TIMEOUT_MS,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeout: headersMs,
+    requestTimeout: requestMs,
+    keepAliveTimeout: keepAliveMs,
     // Node enforces the two timeouts only when it sweeps connections, every 30 s by default; sweeping at
     // a quarter of the shorter one keeps the actual cut-off within 25% of what is configured.
-    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.HEADERS_TIMEOUT_MS / 4))),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersMs / 4))),
   };
 }

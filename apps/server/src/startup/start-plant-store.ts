@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Express } from "express";
 import { createApp } from "../app.js";
 import { VerifiedTokenCache } from "../auth/verified-token-cache.js";
-import { type Config, tracesExport } from "../config.js";
+import type { Config } from "../config.js";
 import { createHttpServer } from "../connection/http-server.js";
 import type { AdmissionClock } from "../connection/admission-clock.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -19,7 +19,7 @@ import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { gracefulShutdown } from "./graceful-shutdown.js";
 import { createMetricsServer } from "./metrics-server.js";
-import { storeOptions } from "./options-from-config.js";
+import { connectionTimeouts, storeOptions, tracesExport } from "./options-from-config.js";
 import { type ListenTarget, listenFailure, StartFailure } from "./start-failure.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
@@ -137,7 +137,7 @@ export async function composePlantStore(
     publicUrl: config.PUBLIC_URL,
   });
   const admission = config.ADMISSION_CONTROL ? { metrics, clock: overrides.admissionClock } : undefined;
-  const server = createHttpServer(app, config, logger, admission);
+  const server = createHttpServer(app, connectionTimeouts(config), logger, admission);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
   const shutdown = gracefulShutdown({
     server,

@@ -4,7 +4,7 @@ import { KeySetupError } from "../auth/auth-errors.js";
 import { generateDevelopmentSecret } from "../auth/development-credentials.js";
 import { JwksVerifier } from "../auth/jwks-verifier.js";
 import { JwtVerifier } from "../auth/jwt-verifier.js";
-import { loadPublicKeys } from "../auth/public-key.js";
+import { loadPublicKeys, type PublicKeySource } from "../auth/public-key.js";
 import type { TokenVerifier } from "../auth/token-verifier.js";
 import { type Config, ConfigError } from "../config.js";
 
@@ -65,9 +65,14 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
 
 /** The fixed keys configured (PEM public keys, or HS256 secrets), or a generated development secret when none is. */
 function fixedKeys(config: AuthConfig): { name: string; keys: KeyObject[]; developmentSecret?: string } {
-  if (config.JWT_PUBLIC_KEY_FILE !== undefined || config.JWT_PUBLIC_KEY !== undefined) {
-    const name = config.JWT_PUBLIC_KEY_FILE !== undefined ? "JWT_PUBLIC_KEY_FILE" : "JWT_PUBLIC_KEY";
-    return { name, keys: publicKeysFrom(config) };
+  if (config.JWT_PUBLIC_KEY_FILE !== undefined) {
+    return {
+      name: "JWT_PUBLIC_KEY_FILE",
+      keys: publicKeysFrom("JWT_PUBLIC_KEY_FILE", { file: config.JWT_PUBLIC_KEY_FILE }),
+    };
+  }
+  if (config.JWT_PUBLIC_KEY !== undefined) {
+    return { name: "JWT_PUBLIC_KEY", keys: publicKeysFrom("JWT_PUBLIC_KEY", { text: config.JWT_PUBLIC_KEY }) };
   }
   if (config.JWT_SECRET !== undefined) {
     if (config.JWT_SECRET_PREVIOUS === undefined) return { name: "JWT_SECRET", keys: [secretKey(config.JWT_SECRET)] };
@@ -84,13 +89,12 @@ function secretKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(secret, "utf8"));
 }
 
-/** The configured PEM public keys; auth's KeySetupError becomes the ConfigError that stops the start. */
-function publicKeysFrom(config: AuthConfig) {
+/** The PEM public keys `setting` gives; auth's KeySetupError becomes the ConfigError, naming it, that stops the start. */
+function publicKeysFrom(setting: string, source: PublicKeySource): KeyObject[] {
   try {
-    return loadPublicKeys(config);
+    return loadPublicKeys(source);
   } catch (error) {
-    if (error instanceof KeySetupError)
-      throw new ConfigError(`invalid configuration: ${error.variable}: ${error.message}`);
+    if (error instanceof KeySetupError) throw new ConfigError(`invalid configuration: ${setting}: ${error.message}`);
     throw error;
   }
 }

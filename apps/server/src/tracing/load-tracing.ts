@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import type { TracesExport } from "../config.js";
+import type { TracesExport } from "./traces-export.js";
 import { noTracing, type Tracing } from "./tracing.js";
 
 /**

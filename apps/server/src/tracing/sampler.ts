@@ -5,11 +5,11 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace";
-import type { TracesExport } from "../config.js";
+import type { TracesExport } from "./traces-export.js";
 
 /**
  * The sampler OTEL_TRACES_SAMPLER names, as the OpenTelemetry specification defines each: SDK 3 no longer
- * builds it from the environment itself. config.ts has checked that a ratio sampler has its ratio.
+ * builds it from the environment itself. The configuration has checked that a ratio sampler has its ratio.
  */
 export function samplerFor({ name, ratio = 1 }: TracesExport["sampler"]): Sampler {
   const root = (() => {

@@ -7,7 +7,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Registry } from "prom-client";
-import type { TracesExport } from "../config.js";
+import type { TracesExport } from "./traces-export.js";
 import { traceBodyValidation } from "./body-validation-span.js";
 import { traceLogFields } from "./log-fields.js";
 import { requestSpan } from "./request-span.js";
@@ -29,7 +29,7 @@ async function createExporter(protocol: TracesExport["protocol"]): Promise<SpanE
 
 /**
  * Starts the OpenTelemetry SDK: spans are batched (a bounded queue that drops, and counts, what a down or slow
- * collector cannot take) and exported over OTLP/HTTP; the sampler and the batching come from config.ts (SDK 3
+ * collector cannot take) and exported over OTLP/HTTP; the sampler and the batching come from `traces` (SDK 3
  * reads neither from the environment), the resource from the standard variables, with service.name
  * "plant-store" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. PostgreSQL queries get
  * client spans from pg's instrumentation.

@@ -8,7 +8,7 @@ import { startServerWithToken } from "../support/server-process.js";
 import { type ListeningTestApp, startTestApp } from "../support/test-server.js";
 import { listenOnLoopback } from "../support/loopback-server.js";
 
-const timeouts = { HEADERS_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000, KEEP_ALIVE_TIMEOUT_MS: 5_000 };
+const timeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 };
 
 // The trick in src/runtime-internals/express-prototypes.ts: if a Node or Express release changes what it
 // relies on (subclassable IncomingMessage/ServerResponse, Express's app.request/app.response, V8 keeping the
