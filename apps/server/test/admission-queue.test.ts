@@ -1,144 +1,160 @@
 import { describe, expect, it } from "vitest";
-import { AdmissionQueue, INTERVAL_MS, TARGET_MS } from "../src/connection/admission-queue.js";
-import { ConcurrencyLimit, MAX_LIMIT, MIN_LIMIT } from "../src/connection/concurrency-limit.js";
+import { AdmissionQueue } from "../src/connection/admission-queue.js";
+import { statedDeadline } from "../src/connection/request-deadline.js";
+import { ServicePace } from "../src/connection/service-pace.js";
 
-/**
- * Expires, then takes everything, as one dispatcher turn would with no limit, at `cpuMs` of the event loop's CPU
- * time: what was refused and what served.
- */
-function turn(queue: AdmissionQueue<number>, cpuMs: number, take = Number.POSITIVE_INFINITY) {
+const TIMEOUT_MS = 1_000;
+
+/** Expires, then takes up to `take` requests, as one dispatcher turn would at `nowMs`: what was refused and served. */
+function turn(queue: AdmissionQueue<number>, nowMs: number, take = Number.POSITIVE_INFINITY) {
   const refused: number[] = [];
   const served: number[] = [];
-  queue.expire(cpuMs, ({ item }) => refused.push(item));
-  while (served.length < take && queue.length > 0) served.push(queue.take(cpuMs)!.item);
+  queue.expire(nowMs, ({ item }) => refused.push(item));
+  while (served.length < take && queue.length > 0) served.push(queue.take(nowMs)!.item);
   return { refused, served };
 }
 
-describe("the admission queue (CoDel and adaptive LIFO, in the event loop's CPU time)", () => {
-  it("serves first in, first out while no queue stands", () => {
-    const queue = new AdmissionQueue<number>(0);
-    for (const id of [1, 2, 3]) queue.push(id, 10, 10);
-    expect(turn(queue, 20)).toEqual({ refused: [], served: [1, 2, 3] });
+describe("the admission queue (deadlines and adaptive LIFO, in wall-clock time)", () => {
+  it("serves first in, first out while every request has used less than half of its allowance", () => {
+    const queue = new AdmissionQueue<number>();
+    for (const id of [1, 2, 3]) queue.push(id, 0, TIMEOUT_MS);
+    expect(queue.standing(TIMEOUT_MS / 2)).toBe(false);
+    expect(turn(queue, TIMEOUT_MS / 2)).toEqual({ refused: [], served: [1, 2, 3] });
   });
 
-  it("lets a request wait up to the interval while the queue keeps emptying: a burst drains, nothing is refused", () => {
-    const queue = new AdmissionQueue<number>(0);
-    queue.push(1, 0, 0);
-    queue.push(2, 0, 0);
-    expect(queue.waitLimitMs(INTERVAL_MS - 1)).toBe(INTERVAL_MS);
-    expect(turn(queue, INTERVAL_MS - 1)).toEqual({ refused: [], served: [1, 2] });
-    queue.push(3, 0, INTERVAL_MS);
-    expect(turn(queue, 2 * INTERVAL_MS + 1)).toEqual({ refused: [3], served: [] });
-  });
-
-  it("once the queue has not been empty for the interval, serves the newest first and refuses what waited past the target", () => {
-    const queue = new AdmissionQueue<number>(0);
-    // Each turn takes 2 ms of CPU: 3 arrive and 2 are served, so the queue never empties.
-    let id = 0;
-    const log: { cpuMs: number; refused: number[]; served: number[] }[] = [];
-    for (let cpuMs = 0; cpuMs <= 200; cpuMs += 2) {
-      for (let i = 0; i < 3; i++) queue.push(++id, cpuMs * 5, cpuMs);
-      log.push({ cpuMs, ...turn(queue, cpuMs, 2) });
+  it("never refuses a closed loop whose wait stays under the timeout, however many connections it has", () => {
+    const queue = new AdmissionQueue<number>();
+    // 4,096 connections, 100 served a turn of 10 ms: each request waits 400 ms of a 1 s timeout, and is sent again.
+    let nowMs = 0;
+    for (let id = 0; id < 4_096; id++) queue.push(id, nowMs, nowMs + TIMEOUT_MS);
+    let refused = 0;
+    let served = 0;
+    let order = true;
+    for (let step = 0; step < 1_000; step++) {
+      nowMs += 10;
+      const t = turn(queue, nowMs, 100);
+      refused += t.refused.length;
+      served += t.served.length;
+      order &&= t.served.every((id, i) => i === 0 || id > t.served[i - 1]!);
+      for (const id of t.served) queue.push(id + 4_096, nowMs, nowMs + TIMEOUT_MS);
     }
-    const early = log.filter((t) => t.cpuMs < INTERVAL_MS);
-    const late = log.filter((t) => t.cpuMs > INTERVAL_MS);
-    expect(early.flatMap((t) => t.refused)).toEqual([]);
-    expect(early.every((t) => t.served[0]! < t.served[1]!)).toBe(true);
-    expect(queue.standing(200)).toBe(true);
-    expect(queue.waitLimitMs(200)).toBe(TARGET_MS);
-    // Standing: newest first, and every request older than the target (5 ms, three turns here) refused.
-    for (const t of late)
-      expect(t.served).toEqual([id - ((200 - t.cpuMs) / 2) * 3, id - ((200 - t.cpuMs) / 2) * 3 - 1]);
-    expect(late.every((t) => t.refused.length > 0)).toBe(true);
-    expect(queue.length).toBeLessThanOrEqual(3 * Math.ceil(TARGET_MS / 2) + 1);
+    expect({ refused, served, order, queued: queue.length }).toEqual({
+      refused: 0,
+      served: 100_000,
+      order: true,
+      queued: 4_096,
+    });
   });
 
-  it("goes back to first in, first out, with the interval's wait, once the queue has emptied", () => {
-    const queue = new AdmissionQueue<number>(0);
-    queue.push(1, 0, 0);
-    queue.push(2, 0, 148);
-    queue.push(3, 0, 149);
-    expect(queue.standing(150)).toBe(true);
-    expect(turn(queue, 150)).toEqual({ refused: [1], served: [3, 2] });
-    queue.push(4, 0, 160);
-    queue.push(5, 0, 160);
-    const later = 160 + INTERVAL_MS - 1;
-    expect(queue.standing(later)).toBe(false);
-    expect(turn(queue, later)).toEqual({ refused: [], served: [4, 5] });
-  });
-
-  it("never counts wall time: a closed loop whose turns a busy host stretches to seconds refuses nothing", () => {
-    const queue = new AdmissionQueue<number>(0);
+  it("serves the newest first once the oldest has used half its allowance, and refuses each at its deadline", () => {
+    const queue = new AdmissionQueue<number>();
+    // An open loop at twice capacity: 20 arrive and 10 are served every 10 ms.
     let id = 0;
-    // A closed loop of 50: each turn serves all that arrived; the turns take 2 s of wall time but 4 ms of CPU.
-    for (let step = 1; step <= 100; step++) {
-      for (let i = 0; i < 50; i++) queue.push(++id, step * 2_000, step * 4);
-      expect(turn(queue, step * 4 + 3)).toEqual({ refused: [], served: expect.any(Array) });
-      expect(queue.length).toBe(0);
+    let nowMs = 0;
+    const waits: number[] = [];
+    const arrived = new Map<number, number>();
+    let refused = 0;
+    for (; nowMs <= 5_000; nowMs += 10) {
+      for (let i = 0; i < 20; i++) {
+        arrived.set(++id, nowMs);
+        queue.push(id, nowMs, nowMs + TIMEOUT_MS);
+      }
+      const t = turn(queue, nowMs, 10);
+      for (const served of t.served) waits.push(nowMs - arrived.get(served)!);
+      for (const late of t.refused) expect(nowMs - arrived.get(late)!).toBeGreaterThanOrEqual(TIMEOUT_MS);
+      refused += t.refused.length;
     }
+    expect(queue.standing(nowMs)).toBe(true);
+    // Nobody served waited past the timeout; once the queue stands, most are served in the turn they arrive.
+    expect(Math.max(...waits)).toBeLessThan(TIMEOUT_MS);
+    expect(waits.slice(-100).every((wait) => wait === 0)).toBe(true);
+    expect(refused).toBeGreaterThan(0);
+    // The queue holds at most a timeout's worth of arrivals.
+    expect(queue.length).toBeLessThanOrEqual((TIMEOUT_MS / 10 + 1) * 20);
   });
 
-  it("does not count the time it holds requests while the event loop idles (they wait for the store, not behind work)", () => {
-    const queue = new AdmissionQueue<number>(0);
-    queue.push(1, 0, 0);
-    queue.push(2, 10, 0);
-    // Ten seconds of wall time later, with 1 ms of CPU spent: nothing waited behind work, nothing is refused.
-    expect(turn(queue, 1)).toEqual({ refused: [], served: [1, 2] });
+  it("goes back to first in, first out once the queue empties", () => {
+    const queue = new AdmissionQueue<number>();
+    queue.push(1, 0, TIMEOUT_MS);
+    queue.push(2, 600, 600 + TIMEOUT_MS);
+    expect(turn(queue, 600, 1)).toEqual({ refused: [], served: [2] });
+    expect(turn(queue, 700)).toEqual({ refused: [], served: [1] });
+    queue.push(3, 800, 800 + TIMEOUT_MS);
+    queue.push(4, 800, 800 + TIMEOUT_MS);
+    expect(turn(queue, 800)).toEqual({ refused: [], served: [3, 4] });
+  });
+
+  it("refuses a request with a deadline of its own when that passes, ahead of older requests with the timeout", () => {
+    const queue = new AdmissionQueue<number>();
+    queue.push(1, 0, TIMEOUT_MS);
+    queue.push(2, 10, 110, true);
+    queue.push(3, 20, 20 + TIMEOUT_MS);
+    queue.push(4, 30, 80, true);
+    expect(turn(queue, 40)).toEqual({ refused: [], served: [1, 2, 3, 4] });
+    for (const [id, at, deadline] of [
+      [1, 0, TIMEOUT_MS],
+      [2, 10, 110],
+      [3, 20, 20 + TIMEOUT_MS],
+      [4, 30, 80],
+    ] as const)
+      queue.push(id, at, deadline, deadline !== at + TIMEOUT_MS);
+    expect(turn(queue, 80, 0)).toEqual({ refused: [4], served: [] });
+    expect(turn(queue, 110, 0)).toEqual({ refused: [2], served: [] });
+    expect(turn(queue, 120)).toEqual({ refused: [], served: [1, 3] });
+    expect(queue.length).toBe(0);
+  });
+
+  it("a request taken before its deadline is not refused when the deadline passes", () => {
+    const queue = new AdmissionQueue<number>();
+    queue.push(1, 0, 50, true);
+    expect(turn(queue, 10)).toEqual({ refused: [], served: [1] });
+    expect(turn(queue, 60)).toEqual({ refused: [], served: [] });
   });
 });
 
-/** `windows` windows of 100 ms, each with `answers` answers of `latencyMs` at `inFlight` in flight. */
-function feed(
-  limit: ConcurrencyLimit,
-  clock: { nowMs: number },
-  windows: number,
-  latencyMs: number,
-  inFlight: number,
-  answers = 20,
-) {
-  for (let w = 0; w < windows; w++) {
-    for (let a = 0; a < answers; a++) {
-      clock.nowMs += 100 / answers;
-      limit.sample(latencyMs, inFlight, clock.nowMs);
-    }
-  }
-}
-
-describe("the concurrency limit (a latency gradient against the lowest recent latency)", () => {
-  it("starts at its floor and stays there while fewer than half of it are in flight (a closed loop of 50)", () => {
-    const limit = new ConcurrencyLimit();
-    const clock = { nowMs: 0 };
-    expect(limit.limit).toBe(MIN_LIMIT);
-    feed(limit, clock, 100, 20, 50);
-    expect(limit.limit).toBe(MIN_LIMIT);
+describe("the deadline headers", () => {
+  it("reads Envoy's and the client's header, and takes the shorter", () => {
+    expect(statedDeadline({})).toEqual({ timeLeftMs: undefined });
+    expect(statedDeadline({ "x-envoy-expected-rq-timeout-ms": "15000" })).toEqual({ timeLeftMs: 15_000 });
+    expect(statedDeadline({ "x-request-timeout-ms": "250" })).toEqual({ timeLeftMs: 250 });
+    expect(
+      statedDeadline({ "x-envoy-expected-rq-timeout-ms": "15000", "x-request-timeout-ms": "250" }).timeLeftMs,
+    ).toBe(250);
   });
 
-  it("grows while latency holds with the limit in use, up to its ceiling", () => {
-    const limit = new ConcurrencyLimit();
-    const clock = { nowMs: 0 };
-    feed(limit, clock, 20, 20, MIN_LIMIT);
-    expect(limit.limit).toBeGreaterThan(MIN_LIMIT);
-    feed(limit, clock, 3_000, 20, MAX_LIMIT);
-    expect(limit.limit).toBe(MAX_LIMIT);
+  it("ignores a value that is not a whole number of milliseconds from 1 to 999999999, and names it", () => {
+    for (const value of ["", "0", "-5", "+5", "1.5", "5ms", " 5", "1e3", "0x10", "1000000000", "5, 6", "٥"])
+      expect(statedDeadline({ "x-request-timeout-ms": value })).toEqual({
+        timeLeftMs: undefined,
+        invalid: { header: "x-request-timeout-ms", value },
+      });
+    // A valid header still counts beside an invalid one.
+    expect(statedDeadline({ "x-envoy-expected-rq-timeout-ms": "abc", "x-request-timeout-ms": "40" })).toEqual({
+      timeLeftMs: 40,
+      invalid: { header: "x-envoy-expected-rq-timeout-ms", value: "abc" },
+    });
+  });
+});
+
+describe("the service pace", () => {
+  it("knows nothing until a busy window has passed, and ignores windows that emptied the queue", () => {
+    const pace = new ServicePace();
+    expect(pace.waitMs(1_000)).toBe(0);
+    pace.dispatched(100, 0, false);
+    pace.dispatched(100, 100, false);
+    expect(pace.waitMs(1_000)).toBe(0);
+    pace.dispatched(100, 200, true);
+    pace.dispatched(100, 250, true);
+    // 200 in 50 ms: 4 a millisecond, so 1,000 queued wait 250 ms.
+    expect(pace.waitMs(1_000)).toBe(250);
   });
 
-  it("under overload, where latency grows with what is in flight, stays near its floor instead of drifting to its ceiling", () => {
-    const limit = new ConcurrencyLimit();
-    const clock = { nowMs: 0 };
-    // A saturated server answering 2 requests per ms: whatever is dispatched waits inside it, limit / 2 ms.
-    // 15 s, as long as a level of the bench's overload mode.
-    for (let w = 0; w < 150; w++) feed(limit, clock, 1, limit.limit / 2, limit.limit);
-    expect(limit.limit).toBeLessThanOrEqual(2 * MIN_LIMIT);
-  });
-
-  it("shrinks when latency rises past 1.5 times its recent lowest, never below the floor", () => {
-    const limit = new ConcurrencyLimit();
-    const clock = { nowMs: 0 };
-    feed(limit, clock, 200, 20, MAX_LIMIT);
-    const grown = limit.limit;
-    feed(limit, clock, 5, 200, grown);
-    expect(limit.limit).toBeLessThan(grown);
-    feed(limit, clock, 200, 200, MAX_LIMIT);
-    expect(limit.limit).toBeGreaterThanOrEqual(MIN_LIMIT);
+  it("follows the time from dispatch to answer", () => {
+    const pace = new ServicePace();
+    expect(pace.serviceMs).toBe(0);
+    pace.answered(20);
+    expect(pace.serviceMs).toBe(20);
+    for (let i = 0; i < 100; i++) pace.answered(100);
+    expect(pace.serviceMs).toBeGreaterThan(99);
   });
 });

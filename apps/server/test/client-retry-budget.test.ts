@@ -14,9 +14,9 @@ const SECRET = "retry-budget-test-secret-of-32-characters";
 // of a core, far more than it serves in time (skipped, saying why, where the server cannot be capped).
 // The fleet goes on until the server has shed twice what the budgets allow retrying, or for 30 s at most. A window
 // longer than that makes each budget one bound over the whole run: floor + ratio x the client's calls.
-// Real time: the server's Retry-After (1 s) is waited out. 500 calls in flight are more than the server's concurrency
-// limit and its capacity, so a queue stands and admission control refuses what waited past CoDel's limit: the
-// budget's ratio, 0.1%, is under what it refuses.
+// Real time: the server's Retry-After (1 s) is waited out. 500 calls in flight queue for longer than the 50 ms the
+// server here lets a request wait (QUEUE_TIMEOUT_MS), so admission control refuses what waited past it: the budget's
+// ratio, 0.1%, is under what it refuses.
 const CPU_CORES = 0.1;
 const CLIENTS = 10;
 const IN_FLIGHT_PER_CLIENT = 50;
@@ -75,7 +75,10 @@ describe("a client fleet against the built server under overload", () => {
   it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", {
     timeout: 90_000,
   }, async ({ skip }) => {
-    const server = await startCappedServer({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" }, { cores: CPU_CORES });
+    const server = await startCappedServer(
+      { JWT_SECRET: SECRET, ADMISSION_CONTROL: "true", QUEUE_TIMEOUT_MS: "50" },
+      { cores: CPU_CORES },
+    );
     // Uncapped, the server keeps up and sheds nothing: there would be no budget to test.
     if (!server.capped) skip(`needs the server under a CPU cap, and it runs uncapped: ${server.uncappedBecause}`);
     const runs = await runFleet(server.baseUrl);

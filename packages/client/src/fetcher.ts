@@ -1,5 +1,7 @@
+import { RequestTimeoutHeader } from "@plant-store/contract";
 import type { ApiFetcher } from "@ts-rest/core";
 import type { OriginWindow } from "./adaptive-throttle.js";
+import { timeLeftMs } from "./deadline.js";
 import { PlantStoreThrottledError } from "./errors.js";
 import type { FetchFunction } from "./options.js";
 import type { RetryBudget } from "./retry-budget.js";
@@ -61,11 +63,18 @@ export function createFetcher(
     for (;;) {
       const token = refreshedToken ?? (await tokens.current());
       refreshedToken = undefined;
+      // Each attempt states what the call has left, so the server refuses at once what it cannot answer in time.
+      const left = timeLeftMs(signal);
       let response: Response;
       try {
         response = await fetchFn(path, {
           method,
-          headers: { ...headers, ...(await traceContextHeaders()), authorization: `Bearer ${token}` },
+          headers: {
+            ...headers,
+            ...(await traceContextHeaders()),
+            ...(left !== undefined && { [RequestTimeoutHeader]: String(left) }),
+            authorization: `Bearer ${token}`,
+          },
           signal,
           ...(body !== undefined && { body }),
         });

@@ -319,6 +319,26 @@ function clientOfFake(options: Partial<PlantStoreClientOptions> = {}) {
 }
 
 // Waits and deadlines on a fake clock: each test moves it and checks what happened by then.
+describe("the call's time left, stated to the server", () => {
+  it("sends what timeoutMs has left in X-Request-Timeout-Ms on every attempt, less on the retry", async () => {
+    script = [status(503, { "retry-after": "0" })];
+    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 5_000 });
+    expect((await client.plants.create({ id: 1, name: "a" })).status).toBe(200);
+    const stated = received.map((request) => Number(request.headers["x-request-timeout-ms"]));
+    expect(received).toHaveLength(2);
+    expect(stated.every((ms) => Number.isInteger(ms) && ms > 0 && ms <= 5_000)).toBe(true);
+    expect(stated[1]).toBeLessThanOrEqual(stated[0]!);
+  });
+
+  it("a per-call timeoutMs is the one stated; a call with no timeout (0) states none", async () => {
+    const client = createPlantStoreClient({ baseUrl, token: "abc", timeoutMs: 0 });
+    await client.plants.create({ id: 1, name: "a" }, { timeoutMs: 250 });
+    await client.plants.create({ id: 2, name: "b" });
+    expect(Number(received[0]!.headers["x-request-timeout-ms"])).toBeLessThanOrEqual(250);
+    expect(received[1]!.headers["x-request-timeout-ms"]).toBeUndefined();
+  });
+});
+
 describe("waits and timeouts", () => {
   beforeEach(() => {
     vi.useFakeTimers();

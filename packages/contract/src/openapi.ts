@@ -8,6 +8,7 @@ import {
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
 import { errorResponse, isErrorStatus, successResponse } from "./openapi-responses.js";
+import { requestHeaders } from "./request-headers.js";
 import type { RouteDocs } from "./route-docs.js";
 import { plantStoreContract } from "./router.js";
 import { ErrorSchema, NewPlantSchema, PlantSchema } from "./schemas.js";
@@ -67,6 +68,13 @@ function operationOf(route: AppRoute, keys: string[]): ZodOpenApiOperationObject
     summary: route.summary,
     description: route.description,
     security: [{ bearerAuth: [] }],
+    parameters: Object.entries(requestHeaders).map(([name, description]) => ({
+      in: "header" as const,
+      name,
+      required: false,
+      description,
+      schema: { type: "string" as const },
+    })),
     ...(isAppRouteMutation(route) && {
       requestBody: {
         description: docs?.requestBody,

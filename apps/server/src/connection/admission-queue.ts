@@ -1,87 +1,141 @@
-/** A request waiting for dispatch, stamped on both of admission control's clocks when node:http parsed it. */
+/** A request waiting for dispatch: when node:http parsed it, and when its caller stops waiting for it. */
 export interface Queued<T> {
   item: T;
-  wallMs: number;
-  cpuMs: number;
+  arrivedMs: number;
+  deadlineMs: number;
+  /** Taken or expired: still in one of the queue's arrays, skipped there. */
+  done: boolean;
 }
 
 /**
- * CoDel as "Fail at Scale" (Maurer, ACM Queue 2015) applies it to a server's own queue. While the queue has not been
- * empty for INTERVAL_MS it is a standing queue, and a request may wait only TARGET_MS; otherwise it may wait
- * INTERVAL_MS (a burst drains). Both are counted in the event loop's CPU time (admission-clock.ts), never in wall
- * time: the wait a request can see is the server's own work queued ahead of it, so a CPU quota scales both limits by
- * the pod's share by itself, and a busy host, which stretches every wait in wall time, never makes a short queue
- * look long or a draining one look standing. At a fifth of a core they are Facebook's N = 100 ms and M = 25 ms of
- * wall time; a longer interval in CPU time let a queue build for half a second there before CoDel acted
- * (docs/performance.md#overload).
- */
-export const INTERVAL_MS = 20;
-export const TARGET_MS = 5;
-
-/**
- * The queue between node:http and Express: CoDel's wait limit, and adaptive LIFO (first in, first out while no queue
- * stands; newest first while one does, so the requests served are those whose clients still wait for them). Pure:
- * the times come from the caller's clock; every argument is the event loop's CPU time in milliseconds.
+ * The queue between node:http and Express. It bounds how long a request waits, never how many are served at once:
+ * each request carries a deadline (its caller's, or the server's queue timeout), and only a request past its
+ * deadline is taken out unserved (`expire`).
+ *
+ * First in, first out while every queued request has used less than half of its allowance: a closed loop of any
+ * size, whose queue is its connections over the server's capacity and stays there, is served in order and, while
+ * that wait is under the timeout, never refused. Once the oldest has used half of its allowance the queue is growing
+ * (an open loop past capacity), and the newest is taken first, so the requests served are those whose callers still
+ * wait, and the rest expire at their deadline: nobody waits past it (adaptive LIFO, after "Fail at Scale", Maurer,
+ * ACM Queue 2015). Pure: every time is the caller's, in wall-clock milliseconds.
  */
 export class AdmissionQueue<T> {
-  #items: Queued<T>[] = [];
+  /** In arrival order. Requests with the server's timeout expire in this order too, from the head. */
+  #arrivals: Queued<T>[] = [];
   #head = 0;
-  #lastEmptyCpuMs: number;
+  /** Requests whose caller's deadline is shorter than the timeout, earliest deadline first (a binary heap). */
+  #deadlines: Queued<T>[] = [];
+  #length = 0;
 
-  constructor(nowCpuMs: number) {
-    this.#lastEmptyCpuMs = nowCpuMs;
-  }
-
+  /** Requests waiting. */
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.#length;
   }
 
-  push(item: T, wallMs: number, cpuMs: number): void {
-    if (this.length === 0) this.#lastEmptyCpuMs = cpuMs;
-    this.#items.push({ item, wallMs, cpuMs });
-  }
-
-  /** Whether a queue stands: it has not been empty for INTERVAL_MS. */
-  standing(cpuMs: number): boolean {
-    return this.length > 0 && cpuMs - this.#lastEmptyCpuMs >= INTERVAL_MS;
-  }
-
-  /** How long a request may wait now. */
-  waitLimitMs(cpuMs: number): number {
-    return this.standing(cpuMs) ? TARGET_MS : INTERVAL_MS;
-  }
-
-  /** Removes every request that waited past the limit, oldest first, handing each to `refuse`. */
-  expire(cpuMs: number, refuse: (queued: Queued<T>) => void): void {
-    const limitMs = this.waitLimitMs(cpuMs);
-    while (this.length > 0) {
-      const oldest = this.#items[this.#head]!;
-      if (cpuMs - oldest.cpuMs <= limitMs) break;
-      this.#head++;
-      refuse(oldest);
-    }
-    this.#settle(cpuMs);
-  }
-
-  /** The next request to dispatch: the oldest while no queue stands, the newest while one does. */
-  take(cpuMs: number): Queued<T> | undefined {
-    if (this.length === 0) return undefined;
-    const queued = this.standing(cpuMs) ? this.#items.pop()! : this.#items[this.#head++]!;
-    this.#settle(cpuMs);
+  /**
+   * Queues `item`. `ownDeadline` marks a deadline the caller sent (shorter than the server's timeout): those can
+   * expire before older requests, so they are also kept in deadline order.
+   */
+  push(item: T, arrivedMs: number, deadlineMs: number, ownDeadline = false): Queued<T> {
+    const queued: Queued<T> = { item, arrivedMs, deadlineMs, done: false };
+    this.#arrivals.push(queued);
+    if (ownDeadline) this.#heapPush(queued);
+    this.#length++;
     return queued;
   }
 
-  #settle(cpuMs: number): void {
-    if (this.length > 0) {
-      // Taken entries before the head are released in blocks, not one shift() per request.
-      if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
-        this.#items = this.#items.slice(this.#head);
-        this.#head = 0;
-      }
+  /** Whether the oldest request waiting has used half of its allowance: the queue grows, and newest goes first. */
+  standing(nowMs: number): boolean {
+    const oldest = this.#oldest();
+    return oldest !== undefined && 2 * (nowMs - oldest.arrivedMs) > oldest.deadlineMs - oldest.arrivedMs;
+  }
+
+  /** The oldest request waiting. */
+  #oldest(): Queued<T> | undefined {
+    while (this.#head < this.#arrivals.length && this.#arrivals[this.#head]!.done) this.#head++;
+    return this.#arrivals[this.#head];
+  }
+
+  /** Takes out every request whose deadline has passed, handing each to `expired`. */
+  expire(nowMs: number, expired: (queued: Queued<T>) => void): void {
+    for (let oldest = this.#oldest(); oldest !== undefined && oldest.deadlineMs <= nowMs; oldest = this.#oldest()) {
+      this.#head++;
+      this.#finish(oldest);
+      expired(oldest);
+    }
+    while (this.#deadlines.length > 0 && (this.#deadlines[0]!.done || this.#deadlines[0]!.deadlineMs <= nowMs)) {
+      const earliest = this.#heapPop();
+      if (earliest.done) continue;
+      this.#finish(earliest);
+      expired(earliest);
+    }
+    this.#settle();
+  }
+
+  /** The next request to dispatch: the oldest, or the newest while the queue stands (see `standing`). */
+  take(nowMs: number): Queued<T> | undefined {
+    if (this.#length === 0) return undefined;
+    let queued: Queued<T>;
+    if (this.standing(nowMs)) {
+      do queued = this.#arrivals.pop()!;
+      while (queued.done);
+    } else {
+      queued = this.#oldest()!;
+      this.#head++;
+    }
+    this.#finish(queued);
+    this.#settle();
+    return queued;
+  }
+
+  #finish(queued: Queued<T>): void {
+    queued.done = true;
+    this.#length--;
+  }
+
+  #settle(): void {
+    if (this.#length === 0) {
+      this.#arrivals = [];
+      this.#head = 0;
+      this.#deadlines = [];
       return;
     }
-    this.#items = [];
-    this.#head = 0;
-    this.#lastEmptyCpuMs = cpuMs;
+    // Taken entries before the head are released in blocks, not one shift() per request.
+    if (this.#head >= 1024 && this.#head * 2 >= this.#arrivals.length) {
+      this.#arrivals = this.#arrivals.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #heapPush(queued: Queued<T>): void {
+    const heap = this.#deadlines;
+    let index = heap.push(queued) - 1;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (heap[parent]!.deadlineMs <= queued.deadlineMs) break;
+      heap[index] = heap[parent]!;
+      index = parent;
+    }
+    heap[index] = queued;
+  }
+
+  #heapPop(): Queued<T> {
+    const heap = this.#deadlines;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      let index = 0;
+      for (;;) {
+        const left = 2 * index + 1;
+        if (left >= heap.length) break;
+        const right = left + 1;
+        const child = right < heap.length && heap[right]!.deadlineMs < heap[left]!.deadlineMs ? right : left;
+        if (heap[child]!.deadlineMs >= last.deadlineMs) break;
+        heap[index] = heap[child]!;
+        index = child;
+      }
+      heap[index] = last;
+    }
+    return top;
   }
 }

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { Express } from "express";
 import type { Logger } from "../logger.js";
-import { type ShedOverloadDeps, shedOverload } from "./shed-overload.js";
+import { type ShedOverloadDeps, type ShedOverloadOptions, shedOverload } from "./shed-overload.js";
 import { answerClientErrors } from "./client-error-answers.js";
 import { expressPrototypes } from "../runtime-internals/express-prototypes.js";
 import { createServer } from "../runtime-internals/node-http.js";
@@ -17,9 +17,9 @@ export function createHttpServer(
   app: Express,
   timeouts: ConnectionTimeouts,
   logger: Logger,
-  admission?: Omit<ShedOverloadDeps, "logger">,
+  admission?: { options: ShedOverloadOptions; deps: Omit<ShedOverloadDeps, "logger"> },
 ): Server {
-  const listener = admission ? shedOverload(app, { ...admission, logger }) : app;
+  const listener = admission ? shedOverload(app, admission.options, { ...admission.deps, logger }) : app;
   const server = createServer({ ...expressPrototypes(app), ...serverTimeouts(timeouts) }, listener);
   answerClientErrors(server, logger);
   return server;

@@ -5,8 +5,9 @@ import { ServiceUnavailableError } from "../http-errors/http-errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../process-state/metrics.js";
 import { type AdmissionClock, processClock } from "./admission-clock.js";
-import { AdmissionQueue, TARGET_MS, type Queued } from "./admission-queue.js";
-import { ConcurrencyLimit } from "./concurrency-limit.js";
+import { AdmissionQueue, type Queued } from "./admission-queue.js";
+import { statedDeadline } from "./request-deadline.js";
+import { ServicePace } from "./service-pace.js";
 
 const RETRY_AFTER_SECONDS = 1;
 /** Probes and scrapes are answered whatever the load: readiness must not flap, or the overload moves to the neighbours. */
@@ -15,10 +16,10 @@ const NEVER_SHED = new Set(["/healthz", "/readyz", "/metrics"]);
 const SHED_LOG_INTERVAL_MS = 1_000;
 /**
  * Most of the event loop's CPU one turn spends dispatching, in milliseconds: the turn ends and the loop polls again
- * (reading, and so timestamping, what arrived meanwhile). Twice the wait a standing queue allows, so a closed loop of
- * 100 connections is dispatched in one turn.
+ * (reading, and so timestamping, what arrived meanwhile), so a request's wait is seen in the queue, where its
+ * deadline is checked, and not in sockets the loop has not read yet.
  */
-const DISPATCH_BUDGET_MS = 2 * TARGET_MS;
+const DISPATCH_BUDGET_MS = 10;
 
 // The refusal is the same bytes every time: no request id, no header array, no histogram per refusal.
 const refusalBody = Buffer.from(
@@ -49,6 +50,12 @@ function pathOf(url: string | undefined): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Admission control's options. */
+export interface ShedOverloadOptions {
+  /** How long a request may wait for dispatch when its caller states no shorter deadline, in milliseconds. */
+  queueTimeoutMs: number;
+}
+
 export interface ShedOverloadDeps {
   metrics: Metrics;
   logger: Logger;
@@ -64,22 +71,30 @@ interface Exchange {
 const clientGone = ({ req }: Exchange) => req.socket === null || req.socket.destroyed;
 
 /**
- * Admission control between node:http and Express. Each parsed request is stamped and queued (admission-queue.ts:
- * CoDel's wait limit, adaptive LIFO); once per event-loop turn, in the check phase, a dispatcher refuses the requests
- * that waited too long with 503 Overloaded, drops those whose client has gone, and hands the rest to Express while
- * fewer than the concurrency limit (concurrency-limit.ts, a latency gradient) are dispatched and unanswered, within
- * DISPATCH_BUDGET_MS of CPU. Health, readiness and metrics bypass the queue. See docs/performance.md#overload.
+ * Admission control between node:http and Express: a queue that bounds how long a request waits, never how many are
+ * served at once (admission-queue.ts). Each parsed request gets a deadline: the shortest its caller states
+ * (request-deadline.ts: Envoy's `x-envoy-expected-rq-timeout-ms`, the client's `x-request-timeout-ms`), or the
+ * queue timeout. Once per event-loop turn, in the check phase, a dispatcher takes out the requests past their
+ * deadline, and hands the rest to Express within DISPATCH_BUDGET_MS of CPU. A request that cannot be answered before
+ * its deadline (it is past it, or an answer takes longer than it has left) gets the static 503 Overloaded with
+ * Retry-After, without any work, and one whose client has gone is dropped; a request with a deadline of its own that
+ * the queue ahead of it would outlast is refused on arrival. Health, readiness and metrics bypass the queue.
+ *
+ * Refusals are logged at most once a second, as `requests shed` with: `shed`, requests answered 503 since the last
+ * line; `dropped`, requests whose client had gone, never answered; `queueMs`, the longest a shed request waited;
+ * `queued`, requests waiting at the time of the line. See docs/performance.md#overload.
  */
-export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): RequestListener {
+export function shedOverload(
+  app: RequestListener,
+  options: ShedOverloadOptions,
+  deps: ShedOverloadDeps,
+): RequestListener {
   const clock = deps.clock ?? processClock();
-  const queue = new AdmissionQueue<Exchange>(clock.cpuMs());
-  const limit = new ConcurrencyLimit();
-  const { requestsShed, admissionLimit, concurrencyLimit, queueDuration } = deps.metrics;
-  let inFlight = 0;
+  const queue = new AdmissionQueue<Exchange>();
+  const pace = new ServicePace();
+  const { requestsShed, queueDuration } = deps.metrics;
+  const reportedInvalid = new Set<string>();
   let scheduled = false;
-  let waitLimitMs = queue.waitLimitMs(clock.cpuMs());
-  admissionLimit.set(waitLimitMs / 1000);
-  concurrencyLimit.set(limit.limit);
 
   // The first refusal after a quiet second is logged at once; the rest are counted into one line per second.
   let unlogged = 0;
@@ -93,8 +108,7 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
           shed: unlogged,
           dropped,
           queueMs: Math.round(longestUnloggedMs),
-          limitMs: waitLimitMs,
-          concurrency: limit.limit,
+          queued: queue.length,
           res: { statusCode: 503 },
         },
         "requests shed",
@@ -107,59 +121,54 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
   };
 
   let refusedThisTurn = 0;
-  let nowWallMs = 0;
-  const refuse = (queued: Queued<Exchange>) => {
-    if (clientGone(queued.item)) {
+  const refuse = (exchange: Exchange, waitedMs: number) => {
+    if (clientGone(exchange)) {
       dropped++;
       return;
     }
     refusedThisTurn++;
-    const waitedMs = nowWallMs - queued.wallMs;
     if (waitedMs > longestUnloggedMs) longestUnloggedMs = waitedMs;
-    queued.item.res.writeHead(503, refusalHeaders);
-    queued.item.res.end(refusalBody);
+    exchange.res.writeHead(503, refusalHeaders);
+    exchange.res.end(refusalBody);
   };
+  let nowMs = 0;
+  const expired = (queued: Queued<Exchange>) => refuse(queued.item, nowMs - queued.arrivedMs);
 
-  const dispatch = ({ item, wallMs }: Queued<Exchange>, dispatchedMs: number) => {
-    queueDuration.observe((dispatchedMs - wallMs) / 1000);
-    inFlight++;
-    const inFlightAtDispatch = inFlight;
-    item.res.once("close", () => {
-      inFlight--;
-      const answeredMs = clock.wallMs();
-      limit.sample(answeredMs - dispatchedMs, inFlightAtDispatch, answeredMs);
-      schedule();
-    });
+  const dispatch = ({ item, arrivedMs }: Queued<Exchange>, dispatchedMs: number) => {
+    queueDuration.observe((dispatchedMs - arrivedMs) / 1000);
+    item.res.once("close", () => pace.answered(clock.wallMs() - dispatchedMs));
     app(item.req, item.res);
   };
 
-  const drain = () => {
-    scheduled = false;
-    nowWallMs = clock.wallMs();
-    queue.expire(clock.cpuMs(), refuse);
-    // The budget is for dispatching: refusals, however many, must not leave a turn with no time to serve.
-    const startCpuMs = clock.cpuMs();
-    let cpuMs = startCpuMs;
-    while (queue.length > 0 && inFlight < limit.limit && cpuMs - startCpuMs < DISPATCH_BUDGET_MS) {
-      const queued = queue.take(cpuMs)!;
-      if (clientGone(queued.item)) dropped++;
-      else dispatch(queued, clock.wallMs());
-      cpuMs = clock.cpuMs();
-    }
-    // Left by the budget: go on next turn, after the loop has polled. Left by the limit: an answer schedules it.
-    if (queue.length > 0 && inFlight < limit.limit) schedule();
+  const settleTurn = () => {
     if (refusedThisTurn > 0) {
       requestsShed.inc(refusedThisTurn);
       unlogged += refusedThisTurn;
       refusedThisTurn = 0;
     }
-    const nextWaitLimitMs = queue.waitLimitMs(cpuMs);
-    if (nextWaitLimitMs !== waitLimitMs) {
-      waitLimitMs = nextWaitLimitMs;
-      admissionLimit.set(waitLimitMs / 1000);
-    }
-    concurrencyLimit.set(limit.limit);
     if ((unlogged > 0 || dropped > 0) && logWindow === undefined) logShed();
+  };
+
+  const drain = () => {
+    scheduled = false;
+    nowMs = clock.wallMs();
+    queue.expire(nowMs, expired);
+    const startCpuMs = clock.cpuMs();
+    let dispatched = 0;
+    while (queue.length > 0 && clock.cpuMs() - startCpuMs < DISPATCH_BUDGET_MS) {
+      const queued = queue.take(nowMs)!;
+      if (clientGone(queued.item)) dropped++;
+      else if (nowMs + pace.serviceMs >= queued.deadlineMs) refuse(queued.item, nowMs - queued.arrivedMs);
+      else {
+        dispatch(queued, nowMs);
+        dispatched++;
+      }
+      nowMs = clock.wallMs();
+    }
+    pace.dispatched(dispatched, nowMs, queue.length > 0);
+    // Left by the budget: go on next turn, after the loop has polled.
+    if (queue.length > 0) schedule();
+    settleTurn();
   };
 
   const schedule = () => {
@@ -170,7 +179,28 @@ export function shedOverload(app: RequestListener, deps: ShedOverloadDeps): Requ
 
   return (req: IncomingMessage, res: ServerResponse) => {
     if (NEVER_SHED.has(pathOf(req.url))) return app(req, res);
-    queue.push({ req, res }, clock.wallMs(), clock.cpuMs());
+    const arrivedMs = clock.wallMs();
+    const stated = statedDeadline(req.headers);
+    if (stated.invalid !== undefined && !reportedInvalid.has(stated.invalid.header)) {
+      reportedInvalid.add(stated.invalid.header);
+      deps.logger.warn(
+        { header: stated.invalid.header, value: stated.invalid.value },
+        "deadline header ignored: not a whole number of milliseconds from 1 to 999999999 (logged once per header)",
+      );
+    }
+    const exchange = { req, res };
+    if (stated.timeLeftMs === undefined || stated.timeLeftMs >= options.queueTimeoutMs) {
+      queue.push(exchange, arrivedMs, arrivedMs + options.queueTimeoutMs);
+    } else {
+      // Served in order, it would wait behind everyone queued: refused now, if that outlasts its deadline.
+      const expectedMs = queue.standing(arrivedMs) ? 0 : pace.waitMs(queue.length) + pace.serviceMs;
+      if (expectedMs >= stated.timeLeftMs) {
+        refuse(exchange, 0);
+        settleTurn();
+        return;
+      }
+      queue.push(exchange, arrivedMs, arrivedMs + stated.timeLeftMs, true);
+    }
     schedule();
   };
 }

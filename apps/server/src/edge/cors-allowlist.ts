@@ -1,4 +1,5 @@
 import cors from "cors";
+import { RequestTimeoutHeader } from "@plant-store/contract";
 import type { RequestHandler } from "express";
 
 /**
@@ -11,7 +12,8 @@ export function corsAllowlist(origins: readonly string[]): RequestHandler {
   const handler = cors({
     origin: [...origins],
     methods: ["GET", "POST"],
-    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+    // The client states its call's time left in RequestTimeoutHeader on every request.
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", RequestTimeoutHeader],
     // The client reads Retry-After to pace retries and WWW-Authenticate to explain a 401; a browser app may
     // read its quota from the IETF RateLimit fields (sent when RATE_LIMIT_PER_MINUTE is set).
     exposedHeaders: ["Retry-After", "WWW-Authenticate", "X-Request-Id", "RateLimit", "RateLimit-Policy"],

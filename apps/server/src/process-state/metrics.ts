@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 
 /** The server's Prometheus metrics, in a registry of their own so several apps in one process never clash. */
 export interface Metrics {
@@ -6,10 +6,8 @@ export interface Metrics {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route" | "status">;
   storeDuration: Histogram<"operation" | "outcome">;
-  /** Admission control (connection/shed-overload.ts): refusals, the queue's wait limit, the concurrency limit, waits. */
+  /** Admission control (connection/shed-overload.ts): refusals and waits. */
   requestsShed: Counter;
-  admissionLimit: Gauge;
-  concurrencyLimit: Gauge;
   queueDuration: Histogram;
 }
 
@@ -42,17 +40,7 @@ export function createMetrics(): Metrics {
     }),
     requestsShed: new Counter({
       name: "plant_store_requests_shed_total",
-      help: "Requests refused with 503 Overloaded before any work, having waited in the admission queue past its limit.",
-      registers: [registry],
-    }),
-    admissionLimit: new Gauge({
-      name: "plant_store_admission_limit_seconds",
-      help: "How long a request may wait in the admission queue now, in seconds of the event loop's CPU (short while a queue stands).",
-      registers: [registry],
-    }),
-    concurrencyLimit: new Gauge({
-      name: "plant_store_admission_concurrency_limit",
-      help: "How many requests admission control lets Express work on at once (it follows their latency).",
+      help: "Requests refused with 503 Overloaded before any work: past their deadline, or unable to meet it.",
       registers: [registry],
     }),
     queueDuration: new Histogram({

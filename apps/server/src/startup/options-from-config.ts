@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import type { ConnectionTimeouts } from "../connection/server-timeouts.js";
+import type { ShedOverloadOptions } from "../connection/shed-overload.js";
 import type { StoreOptions } from "../store/open-store.js";
 import type { TracesExport } from "../tracing/traces-export.js";
 
@@ -25,6 +26,11 @@ export function connectionTimeouts(config: Config): ConnectionTimeouts {
     requestMs: config.REQUEST_TIMEOUT_MS,
     keepAliveMs: config.KEEP_ALIVE_TIMEOUT_MS,
   };
+}
+
+/** QUEUE_TIMEOUT_MS. */
+export function admissionOptions(config: Config): ShedOverloadOptions {
+  return { queueTimeoutMs: config.QUEUE_TIMEOUT_MS };
 }
 
 /**

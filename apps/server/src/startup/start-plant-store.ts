@@ -19,7 +19,7 @@ import { loadTracing } from "../tracing/load-tracing.js";
 import type { Tracing } from "../tracing/tracing.js";
 import { gracefulShutdown } from "./graceful-shutdown.js";
 import { createMetricsServer } from "./metrics-server.js";
-import { connectionTimeouts, storeOptions, tracesExport } from "./options-from-config.js";
+import { admissionOptions, connectionTimeouts, storeOptions, tracesExport } from "./options-from-config.js";
 import { type ListenTarget, listenFailure, StartFailure } from "./start-failure.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
 
@@ -136,7 +136,9 @@ export async function composePlantStore(
     validateResponses: config.VALIDATE_RESPONSES,
     publicUrl: config.PUBLIC_URL,
   });
-  const admission = config.ADMISSION_CONTROL ? { metrics, clock: overrides.admissionClock } : undefined;
+  const admission = config.ADMISSION_CONTROL
+    ? { options: admissionOptions(config), deps: { metrics, clock: overrides.admissionClock } }
+    : undefined;
   const server = createHttpServer(app, connectionTimeouts(config), logger, admission);
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(metrics.registry, logger);
   const shutdown = gracefulShutdown({
