@@ -1,3 +1,4 @@
+import { int64BodyFields } from "@plant-store/contract";
 import {
   type AppRoute,
   type AppRouter,
@@ -13,7 +14,7 @@ import { AdaptiveThrottle, originOf, originWindow } from "./adaptive-throttle.js
 import { startDeadline } from "./deadline.js";
 import { PlantStoreApiError } from "./errors.js";
 import { createFetcher, type ThrottleGate } from "./fetcher.js";
-import { type Int64Lenient, int64Fields, toInt64Fields } from "./int64-body.js";
+import { type Int64Lenient, toInt64Fields } from "./int64-body.js";
 import type { CallOptions, FetchFunction, PlantStoreClientOptions } from "./options.js";
 import { RetryBudget } from "./retry-budget.js";
 import { withBigIntSafeJson } from "./serialize-body.js";
@@ -84,7 +85,7 @@ function hasBodyOnly(route: AppRoute): boolean {
 
 /** The request arguments ts-rest expects for the method's input, the body made safe for int64 fields. */
 function requestArgs(route: AppRoute, input: unknown): Record<string, unknown> {
-  const fields = "body" in route ? int64Fields(route.body) : [];
+  const fields = int64BodyFields(route);
   const prepare = (body: unknown) =>
     typeof body === "object" && body !== null ? withBigIntSafeJson(toInt64Fields(body, fields)) : body;
   if (input === undefined) return {};

@@ -1,7 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { errorSchemas } from "./error-responses.js";
 import type { RouteDocs } from "./route-docs.js";
-import { NewPlantSchema, PlantSchema } from "./schemas.js";
+import { NEW_PLANT_INT64_FIELDS, NewPlantSchema, PlantSchema } from "./schemas.js";
 
 const c = initContract();
 
@@ -20,6 +20,7 @@ export const plantStoreContract = c.router(
             requestExample: { id: 1, name: "Monstera", tag: "tropical" },
             responses: { 200: "The plant as stored (also for an identical replay of the same id)" },
           } satisfies RouteDocs,
+          int64BodyFields: NEW_PLANT_INT64_FIELDS,
         },
         body: NewPlantSchema,
         // Every status the route can answer; each error status carries only its own codes (error-responses.ts).

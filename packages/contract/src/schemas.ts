@@ -2,6 +2,7 @@ import { z } from "zod";
 // Adds zod's `.openapi()` (metadata only, 1.4 KB minified; the generator is in zod-openapi's main entry, imported by
 // ./openapi.ts alone), so each schema states its OpenAPI title, format and pattern where it is defined.
 import "zod-openapi/extend";
+import type { Int64FieldOf } from "./int64-fields.js";
 
 /** Smallest and largest int64: the range of a plant id. */
 export const INT64_MIN = -(2n ** 63n);
@@ -51,6 +52,9 @@ export const NewPlantSchema = z
       .describe("Identification number of the plant"),
   })
   .openapi({ ref: "NewPlant", title: "NewPlant" });
+
+/** NewPlant's int64 fields, stated once as data (the route's `metadata.int64BodyFields`); a test holds it to the schema. */
+export const NEW_PLANT_INT64_FIELDS = ["id"] as const satisfies readonly Int64FieldOf<NewPlant>[];
 
 /** The body of every failure response. */
 export const ErrorSchema = z

@@ -81,7 +81,7 @@ export function parseJsonBody(bytes: Uint8Array): { body: unknown } | { rejectio
 
 // Integer literals arrive as bigint; to an API user they are all numbers, so messages speak of numbers and
 // integers, not JavaScript types.
-const typeNames: Record<string, string> = { bigint: "integer", number: "number" };
+const typeWords: Record<string, string> = { bigint: "integer", number: "number" };
 
 function article(word: string): string {
   return /^[aeiou]/.test(word) ? "an" : "a";
@@ -89,7 +89,7 @@ function article(word: string): string {
 
 function describeIssue(issue: ZodIssue): string {
   if (issue.code === "invalid_type") {
-    const expected = typeNames[issue.expected] ?? issue.expected;
+    const expected = typeWords[issue.expected] ?? issue.expected;
     const received = issue.received === "bigint" ? "number" : issue.received;
     return received === "undefined" ? "is required" : `must be ${article(expected)} ${expected}, got ${received}`;
   }
