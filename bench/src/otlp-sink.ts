@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeServer, listenOnFreePort } from "@plant-store/test-support/close-server";
 
 /** A local OTLP/HTTP receiver for the traced variant: it reads each export and acknowledges it, as a collector would. */
 export interface OtlpSink {
@@ -25,15 +25,10 @@ export async function startOtlpSink(): Promise<OtlpSink> {
       res.end(json ? "{}" : undefined);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnFreePort(server);
   return {
     url: `http://127.0.0.1:${port}`,
     received: () => ({ requests, bytes }),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -8,7 +8,7 @@ import { signToken } from "../src/auth/sign-token.js";
 import { createLogger } from "../src/logger.js";
 import { migratePostgres } from "../src/store/postgres/postgres-plant-store.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
-import { captureOutput } from "./support/child-output.js";
+import { captureOutput } from "@plant-store/test-support/child-output";
 import { type CliResult, runCli, startCli } from "./support/cli-process.js";
 import { startServerProcess } from "./support/server-process.js";
 import { tempDir } from "./support/temp-dir.js";

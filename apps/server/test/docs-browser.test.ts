@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "./support/chromium.js";
+import { type Browser, chromiumUnavailable, launchChromium } from "@plant-store/test-support/chromium";
 import { type ListeningTestApp, startTestApp } from "./support/test-server.js";
 
 const ARTIFACTS = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
@@ -12,7 +12,7 @@ if (skipReason !== undefined) console.warn(`skipping the /docs browser test: ${s
 
 describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { timeout: 60_000 }, () => {
   let t: ListeningTestApp;
-  let chromium: LaunchedChromium;
+  let chromium: Browser;
 
   beforeAll(async () => {
     t = await startTestApp({ store: "memory", listen: true });
@@ -20,7 +20,7 @@ describe.skipIf(skipReason !== undefined)("GET /docs in headless Chromium", { ti
   }, 60_000);
 
   it("renders the POST /plants operation from same-origin assets under the CSP, and keeps a screenshot", async () => {
-    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await chromium.newPage({ viewport: { width: 1280, height: 900 } });
     const requested: string[] = [];
     const problems: string[] = [];
     page.on("request", (req) => requested.push(req.url()));

@@ -11,7 +11,7 @@ import { PostgresPlantStore, type PostgresStoreOptions } from "../src/store/post
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 
 // Kysely's PostgresAdapter takes this session advisory lock around every migration run.
 const KYSELY_MIGRATION_LOCK = "3853314791062309107";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
 

@@ -21,7 +21,7 @@ import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import type { PlantRow } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
 
 /** The names of this process's threads (Linux keeps the first 15 characters of each). */

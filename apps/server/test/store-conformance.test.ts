@@ -10,7 +10,7 @@ import { MemoryPlantStore } from "./support/memory-plant-store.js";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
 
 /** A store under test, empty at the start of each test, and a way to read what it really holds. */

@@ -10,7 +10,7 @@ import { freePort } from "./support/free-port.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
 
 const SECRET = "waiting-start-secret-at-least-32-characters";

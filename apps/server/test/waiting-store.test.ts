@@ -8,7 +8,7 @@ import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
 import { capturingLogger } from "./support/log-capture.js";
-import { tearDownWith } from "./support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-import type { ScratchDatabase } from "@plant-store/server/testing/scratch-postgres";
+import type { ScratchDatabase } from "@plant-store/test-support/scratch-postgres";
 import { barChartSvg } from "../chart.js";
 import { floorMarkdown, TARGET_CPU_RATIO } from "../floor.js";
 import type { Measurement, Summary } from "../measure.js";

@@ -1,4 +1,4 @@
-import { createScratchDatabase } from "@plant-store/server/testing/scratch-postgres";
+import { createScratchDatabase } from "@plant-store/test-support/scratch-postgres";
 import { checkAnswers, IdBlocks, measureAlternating, measurementPlan, summarise } from "../measure.js";
 import type { BenchOptions } from "../options.js";
 import { startOtlpSink } from "../otlp-sink.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { fillSqliteStore } from "@plant-store/server/testing/fill-sqlite-store";
-import { createScratchDatabase, type ScratchDatabase } from "@plant-store/server/testing/scratch-postgres";
+import { createScratchDatabase, type ScratchDatabase } from "@plant-store/test-support/scratch-postgres";
 import { describeEnvironment } from "../environment.js";
 import type { BenchOptions } from "../options.js";
 import { header } from "../report.js";

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { acceptProbe } from "../accept-probe.js";
 import { pinned } from "../cpu-pinning.js";
-import { type CpuCap, cpuCap, loadPrecedence } from "../cpu-cap.js";
+import { type CpuCap, cpuCap, loadPrecedence } from "@plant-store/test-support/cpu-cap";
 import { checkAnswers, closedLoop, IdBlocks } from "../measure.js";
 import type { FleetResult } from "../client-fleet-load.js";
 import type { PhaseResult } from "../open-loop.js";

@@ -1,5 +1,5 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeServer, listenOnFreePort } from "@plant-store/test-support/close-server";
 
 /** What the proxy does with the n-th request (0-based). */
 export type ProxyBehaviour = (index: number) => "forward" | "unavailable" | "hold";
@@ -45,14 +45,10 @@ export async function startFaultProxy(targetUrl: string, behaviour: ProxyBehavio
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = await listenOnFreePort(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeServer, listenOnFreePort } from "@plant-store/test-support/close-server";
 
 /**
  * A static HTTP server on 127.0.0.1 serving an HTML page and one ES module at /plant-store-client.js, plus any
@@ -16,13 +16,9 @@ export async function startPageServer(files: { html: string; modulePath: string;
     else if (script) res.writeHead(200, { "content-type": "text/javascript" }).end(script);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = await listenOnFreePort(server);
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    origin: `http://127.0.0.1:${port}`,
+    close: () => closeServer(server),
   };
 }

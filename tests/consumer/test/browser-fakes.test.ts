@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "@plant-store/server/test-support/chromium";
+import { type Browser, chromiumUnavailable, launchChromium } from "@plant-store/test-support/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectedFetchFakeScenario, FETCH_FAKE_SCENARIO } from "../support/fetch-fake-scenario.js";
 import { bundlePage } from "../support/page-bundle.js";
@@ -35,7 +35,7 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
   let scratch: ReturnType<typeof tempFolder>;
   let bundles: { fetchPage: string; mswPage: string };
   let serviceWorker: string;
-  let chromium: LaunchedChromium;
+  let chromium: Browser;
 
   beforeAll(async () => {
     scratch = tempFolder("plant-store-browser-fakes-");
@@ -62,7 +62,6 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
   }, 300_000);
 
   afterAll(async () => {
-    await chromium?.close();
     scratch?.remove();
   });
 
@@ -72,7 +71,7 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
       modulePath: bundle,
       scripts: { "/page.js": bundle, ...scripts },
     });
-    const browserPage = await chromium.browser.newPage();
+    const browserPage = await chromium.newPage();
     const errors: string[] = [];
     browserPage.on("pageerror", (error) => errors.push(String(error)));
     try {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { createPlantStoreClient, ErrorCode } from "@plant-store/client";
-import { chromiumUnavailable, type LaunchedChromium, launchChromium } from "@plant-store/server/test-support/chromium";
+import { type Browser, chromiumUnavailable, launchChromium } from "@plant-store/test-support/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPageServer } from "../support/page-server.js";
 import { type RunningServer, startServer } from "../support/server-process.js";
@@ -27,7 +27,7 @@ describe.skipIf(skipReason !== undefined)("the browser build in headless Chromiu
   let server: RunningServer;
   let allowedPage: Awaited<ReturnType<typeof startPageServer>>;
   let otherPage: Awaited<ReturnType<typeof startPageServer>>;
-  let chromium: LaunchedChromium;
+  let chromium: Browser;
 
   beforeAll(async () => {
     allowedPage = await startPageServer({ html: PAGE, modulePath: browserBuild });
@@ -37,14 +37,13 @@ describe.skipIf(skipReason !== undefined)("the browser build in headless Chromiu
   }, 60_000);
 
   afterAll(async () => {
-    await chromium?.close();
     await server?.stop();
     await allowedPage?.close();
     await otherPage?.close();
   });
 
   async function createFromPage(origin: string) {
-    const page = await chromium.browser.newPage();
+    const page = await chromium.newPage();
     try {
       const query = new URLSearchParams({ api: server.baseUrl, token: server.token });
       await page.goto(`${origin}/?${query}`);

@@ -1,6 +1,6 @@
 import { plantStoreHandlers } from "@plant-store/client/msw";
 import { createFakePlantStore, startFakePlantStore } from "@plant-store/client/testing";
-import { startServerWithToken } from "@plant-store/server/test-support/server-process";
+import { builtServerEntries, startServerWithToken } from "@plant-store/test-support/server-process";
 
 /** Where the scenarios are sent: a base URL, a bearer token it accepts, the fetch that reaches it, and how to stop it. */
 export interface Target {
@@ -26,6 +26,7 @@ const direct = <T>(play: () => Promise<T>) => play();
 /** The built server (apps/server/dist/main.js) as a process on 127.0.0.1, port 0, SQLite in a temp folder, a minted token. */
 export async function startRealServer(): Promise<Target> {
   const server = await startServerWithToken(
+    builtServerEntries(import.meta.url),
     { JWT_SECRET: "parity-tests-secret-of-at-least-32-chars", BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
     "parity-tests",
   );

@@ -9,7 +9,7 @@ import { contractViolation } from "./support/contract-response.js";
 import { describeRequest, type HostileRequest, hostileRequest } from "./support/hostile-requests.js";
 import { querySqliteFile } from "../support/sqlite-file.js";
 import { tempDir } from "../support/temp-dir.js";
-import { tearDownWith } from "../support/teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };

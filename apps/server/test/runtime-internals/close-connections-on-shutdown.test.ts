@@ -1,27 +1,21 @@
 import { createServer, type IncomingMessage, request, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { Lifecycle } from "../../src/process-state/lifecycle.js";
 import { closeConnectionsOnShutdown } from "../../src/runtime-internals/close-connections-on-shutdown.js";
 
-/** GET / on `server`, resolving with the answer's status and Connection header. */
+/** GET / on `server`, resolving with the answer's status and Connection header; the server closes when the test ends. */
 async function get(server: ReturnType<typeof createServer>) {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  try {
-    return await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-      request({ host: "127.0.0.1", port, path: "/" }, (res: IncomingMessage) => {
-        res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
-      })
-        .on("error", reject)
-        .end();
-    });
-  } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  const port = await listenOnLoopback(server);
+  return await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    request({ host: "127.0.0.1", port, path: "/" }, (res: IncomingMessage) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+    })
+      .on("error", reject)
+      .end();
+  });
 }
 
 describe("closeConnectionsOnShutdown: writeHead on the app's response prototype (runtime internals)", () => {

@@ -6,7 +6,7 @@ import { expressPrototypes } from "../../src/runtime-internals/express-prototype
 import { createLogger } from "../../src/logger.js";
 import { startServerWithToken } from "../support/server-process.js";
 import { type ListeningTestApp, startTestApp } from "../support/test-server.js";
-import { listenOnLoopback } from "../support/loopback-server.js";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 
 const timeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 };
 

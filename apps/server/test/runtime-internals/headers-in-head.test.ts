@@ -4,7 +4,7 @@ import express, { type RequestHandler } from "express";
 import { describe, expect, it } from "vitest";
 import { securityHeaders } from "../../src/edge/security-headers.js";
 import { headersInHead } from "../../src/runtime-internals/headers-in-head.js";
-import { listenOnLoopback } from "../support/loopback-server.js";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 
 // The trick in src/runtime-internals/headers-in-head.ts: helmet's headers recorded once and written into every
 // response head after the status line. Each answer below goes through helmet per request in one app and through

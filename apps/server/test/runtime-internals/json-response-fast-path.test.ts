@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage } from "node
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { jsonResponseFastPath } from "../../src/runtime-internals/json-response-fast-path.js";
-import { listenOnLoopback } from "../support/loopback-server.js";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 
 // The trick in src/runtime-internals/json-response-fast-path.ts: res.json for plain API answers without
 // Express's send(). Every answer below goes through Express's own res.json in one app and through the fast

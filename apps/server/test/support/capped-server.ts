@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { capCpu } from "./cpu-cap.js";
+import { type CpuCap, cpuCap } from "@plant-store/test-support/cpu-cap";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { type ServerProcess, startServerProcess } from "./server-process.js";
-import { tearDownWith } from "./teardown.js";
 import { tempDir } from "./temp-dir.js";
 
 export interface CappedServer extends ServerProcess {
@@ -51,7 +51,7 @@ async function servesUnderCap(baseUrl: string, cores: number): Promise<boolean> 
 }
 
 /**
- * The built server over a fresh SQLite file, held to `cores` of CPU in a cgroup (`periodUs` as capCpu takes it) once
+ * The built server over a fresh SQLite file, held to `cores` of CPU in a cgroup (`periodUs` as cpuCap takes it) once
  * `warmUp`, if given, has run uncapped. When the test (or file) ends it is killed (-9) and then its cgroup removed,
  * in that order: the kernel refuses to remove a cgroup that still holds a process.
  */
@@ -61,17 +61,18 @@ export async function startCappedServer(
 ): Promise<CappedServer> {
   const databaseFile = join(tempDir("plant-store-capped-"), "plants.db");
   const server = await startServerProcess({ DATABASE_URL: databaseFile, ...env }, { keepOutputChars: 64 * 1024 });
-  let cap: ReturnType<typeof capCpu>;
+  let cap: CpuCap | undefined;
   tearDownWith(async () => {
     await server.kill9();
-    cap?.release();
+    cap?.close();
   });
   await cpu.warmUp?.(server);
-  cap = capCpu(server.child.pid!, cpu.cores, cpu.periodUs);
-  if (cap === undefined)
-    return { ...server, databaseFile, capped: false, uncappedBecause: "no writable cgroup v1 cpu controller" };
+  const pid = server.child.pid!;
+  cap = cpuCap(cpu.cores, cpu.periodUs, `test-${pid}`, { precedence: false });
+  if (!cap.capped) return { ...server, databaseFile, capped: false, uncappedBecause: cap.uncappedBecause };
+  cap.add(pid);
   if (!(await servesUnderCap(server.baseUrl, cpu.cores))) {
-    cap.lift();
+    cap.lift(pid);
     return {
       ...server,
       databaseFile,

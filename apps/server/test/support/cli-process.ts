@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { captureOutput } from "./child-output.js";
+import { captureOutput } from "@plant-store/test-support/child-output";
 
-const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+/** The built `plant-store` bin. */
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tearDownWith } from "./teardown.js";
+import { closeServer } from "@plant-store/test-support/close-server";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 
 /**
  * A real JWKS endpoint on 127.0.0.1: serves `{ keys }` at /jwks.json, counts its hits, and rotates
@@ -27,14 +27,7 @@ export async function startJwksServer(initialKeys: object[], { latencyMs = 0 }: 
     if (latencyMs > 0) setTimeout(answer, latencyMs);
     else answer();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  tearDownWith(close);
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/jwks.json`,
     /** How many times the key set was fetched. */
@@ -45,7 +38,8 @@ export async function startJwksServer(initialKeys: object[], { latencyMs = 0 }: 
     rotate(next: object[]) {
       keys = next;
     },
-    close,
+    /** Stops it before the test ends (an identity provider going down). */
+    close: () => closeServer(server),
   };
 }
 

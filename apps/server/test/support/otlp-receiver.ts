@@ -1,12 +1,12 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 // The OTLP protobuf codec OpenTelemetry JS generated with protobufjs from the opentelemetry-proto definitions
 // (otlp-transformer 0.216.0, the last release that ships it for traces): a real decoder, independent of the
 // serializer the exporter uses.
 import otlp from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
-import { tearDownWith } from "./teardown.js";
+import { closeServer } from "@plant-store/test-support/close-server";
+import { listenOnLoopback } from "@plant-store/test-support/loopback-server";
 
 /** A span as it arrived, the same whether it came as OTLP protobuf or OTLP JSON. */
 export interface ReceivedSpan {
@@ -144,15 +144,7 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
     res.writeHead(200, { "content-type": contentType });
     res.end(protobuf ? ExportTraceServiceResponse.encode({}).finish() : "{}");
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  tearDownWith(close);
+  const port = await listenOnLoopback(server);
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
@@ -171,6 +163,6 @@ export async function startOtlpReceiver(options: { answer?: boolean } = {}): Pro
       }
       return spans;
     },
-    close,
+    close: () => closeServer(server),
   };
 }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { describe, it } from "vitest";
-import { createScratchDatabase, type ScratchDatabase } from "../../src/testing/scratch-postgres.js";
-import { tearDownWith } from "./teardown.js";
+import { createScratchDatabase, type ScratchDatabase } from "@plant-store/test-support/scratch-postgres";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 
 // The PostgreSQL the tests use: libpq's variables where set (turbo passes them), else the local one.
 const ADMIN: pg.ClientConfig = {

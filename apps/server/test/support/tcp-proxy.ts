@@ -1,5 +1,5 @@
 import net from "node:net";
-import { tearDownWith } from "./teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a real server, which a test can cut, freeze and restore. Cut

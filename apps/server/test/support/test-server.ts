@@ -13,7 +13,7 @@ import {
 } from "../../src/startup/start-plant-store.js";
 import { MemoryPlantStore } from "./memory-plant-store.js";
 import { querySqliteFile } from "./sqlite-file.js";
-import { tearDownWith } from "./teardown.js";
+import { tearDownWith } from "@plant-store/test-support/teardown";
 import { TEST_SECRET } from "./tokens.js";
 
 export { TEST_SECRET };

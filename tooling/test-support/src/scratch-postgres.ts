@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { int8AsBigint } from "../store/postgres/postgres-plant-store.js";
 
 /** A database of its own on a PostgreSQL server, for one test file or one bench run; `drop()` removes it. */
 export interface ScratchDatabase {
@@ -58,6 +57,13 @@ export async function createScratchDatabase(
     },
   };
 }
+
+// int8 (OID 20) as bigint, as the server reads it: ids above 2^53 come back exact.
+const INT8_OID = 20;
+const int8AsBigint: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });

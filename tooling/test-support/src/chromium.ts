@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { tearDownWith } from "./teardown.js";
 
+export type { Browser };
+
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here, or undefined when they can. With CI=true a missing Chromium fails instead. */
@@ -12,17 +14,12 @@ export function chromiumUnavailable(): string | undefined {
   return `no Chromium at ${CHROMIUM_PATH} (install Debian's chromium to run them)`;
 }
 
-export interface LaunchedChromium {
-  browser: Browser;
-  close: () => Promise<void>;
-}
-
 /**
  * Launches Debian's headless Chromium with the flags this machine's closed network needs (no background
  * connections); playwright gives it a throwaway profile and removes it on close, which the end of the test (or
- * file) does too. Shared by the server's /docs test and the consumer tests' browser suite.
+ * file) does: callers never close it themselves. Shared by the server's /docs test and the consumer tests' browser suites.
  */
-export async function launchChromium(): Promise<LaunchedChromium> {
+export async function launchChromium(): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
@@ -37,8 +34,5 @@ export async function launchChromium(): Promise<LaunchedChromium> {
     ],
   });
   tearDownWith(() => browser.close());
-  return {
-    browser,
-    close: () => browser.close(),
-  };
+  return browser;
 }

@@ -9,15 +9,20 @@ const CGROUP_V1_CPU = "/sys/fs/cgroup/cpu";
  */
 const PRECEDENCE_SHARES = 262_144;
 
-/** A CPU limit for the server under test, as a pod's `resources.limits.cpu` sets one: CFS quota per period. */
+/** A CPU limit for a server under test, as a pod's `resources.limits.cpu` sets one: CFS quota per period. */
 export interface CpuCap {
-  /** What the report says: the limit, or why there is none. */
+  /** What a report says: the limit, or why there is none. */
   description: string;
   capped: boolean;
+  /** Why there is no limit, when there is none. */
+  uncappedBecause?: string;
   /** Puts a process (all its threads, and the ones it starts later) under the limit. */
   add(pid: number): void;
+  /** Moves a process back out, uncapped (the group cannot be removed while it holds one). */
+  lift(pid: number): void;
   /** Throttled periods and time so far (cpu.stat), to report how hard the limit bit. */
   throttled(): { periods: number; seconds: number };
+  /** Removes the group; it must hold no process by then. */
   close(): void;
 }
 
@@ -43,29 +48,40 @@ function cpuGroup(name: string, settings: [file: string, value: number][], pid?:
 
 /**
  * A cgroup v1 `cpu` group with `share` of a core per `periodUs` (Kubernetes' default period is 100 ms; a 10 ms
- * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). Where the
- * controller is missing or not writable, the server runs uncapped and the description says so.
+ * period chops a long event-loop turn into more, shorter throttles, as a busy node's pods see). `precedence` also
+ * gives it the largest cpu.shares (the bench's groups; tests leave it off). Where the controller is missing or not
+ * writable, or the kernel refuses the quota (under 1 ms), the server runs uncapped and the description says so.
  */
-export function cpuCap(share: number, periodUs: number, name = "bench"): CpuCap {
+export function cpuCap(
+  share: number,
+  periodUs = 10_000,
+  name = "bench",
+  { precedence = true }: { precedence?: boolean } = {},
+): CpuCap {
   const group = cpuGroup(name, [
     ["cpu.cfs_period_us", periodUs],
     ["cpu.cfs_quota_us", Math.round(share * periodUs)],
-    ["cpu.shares", PRECEDENCE_SHARES],
+    ...(precedence ? [["cpu.shares", PRECEDENCE_SHARES] as [string, number]] : []),
   ]);
+  const lift = (pid: number) => writeFileSync(join(CGROUP_V1_CPU, "cgroup.procs"), String(pid));
   if (typeof group === "string") {
     return {
       description: `NOT capped: ${group}; every figure below is for an uncapped core`,
       capped: false,
+      uncappedBecause: group,
       add: () => undefined,
+      lift: () => undefined,
       throttled: () => ({ periods: 0, seconds: 0 }),
       close: () => undefined,
     };
   }
   const { dir } = group;
+  const shares = precedence ? `, cpu.shares=${PRECEDENCE_SHARES}` : "";
   return {
-    description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs}, cpu.shares=${PRECEDENCE_SHARES})`,
+    description: `${share} of a core (cgroup v1 cpu.cfs_quota_us=${Math.round(share * periodUs)} per cpu.cfs_period_us=${periodUs}${shares})`,
     capped: true,
     add: (pid) => writeFileSync(join(dir, "cgroup.procs"), String(pid)),
+    lift,
     throttled: () => {
       const stat = readFileSync(join(dir, "cpu.stat"), "utf8");
       const field = (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(stat)?.[1] ?? 0);
