@@ -1,8 +1,9 @@
-// `pnpm lint:docs`: the lists in the docs that mirror code, held against the code. Each check reads the code's own
-// list (config.ts's schema, the bench's modes, the server's imports) and the doc's, and names every difference.
-// Plain Node, no build: it reads source text, so it runs before anything is compiled.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+// `pnpm lint:docs`: the docs held against the code and to their size. Each check reads the code's own list (config.ts's
+// schema, the bench's modes, the server's imports, the files, the bench's constants) and the docs', and names every
+// difference; then docs/ is held to its line budget. Plain Node, no build: it reads source text, so it runs before
+// anything is compiled.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -142,6 +143,173 @@ const backticked = (text) => [...text.matchAll(/`([^`]+)`/g)].map((match) => mat
       }
     });
   }
+}
+
+// The Markdown files the checks below read: docs/ and every README (the root's and each workspace's).
+const docPages = readdirSync(join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/${name}`);
+// The workspaces: pnpm-workspace.yaml's `packages:` list, its globs (`apps/*`) expanded.
+const workspaces = (read("pnpm-workspace.yaml").match(/^packages:\n((?:\s+- .+\n)+)/m)?.[1] ?? "")
+  .split("\n")
+  .flatMap((line) => {
+    const glob = line.match(/^\s+- "?([^"\s]+)"?$/)?.[1];
+    if (glob === undefined) return [];
+    if (!glob.endsWith("/*")) return [glob];
+    const parent = glob.slice(0, -2);
+    return readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${parent}/${entry.name}`);
+  })
+  .filter((workspace) => existsSync(join(root, workspace, "package.json")));
+const readmes = ["README.md", ...workspaces.map((workspace) => `${workspace}/README.md`)].filter((path) =>
+  existsSync(join(root, path)),
+);
+
+// 4. Every file the docs name, backticked (`apps/server/src/config.ts`, `src/floor.ts`) or linked, exists. A path is
+//    looked for from the repository's root, from the page's folder, and from each workspace and its src/ (docs write
+//    `src/tracing/…` for apps/server and `runtime-internals/…` for its src/); a bare file name (`open-store.ts`) is
+//    looked for anywhere. Build output (dist/), placeholders (`<dir>`, `*`, `…`) and absolute paths are not files of
+//    the repository and are left alone.
+{
+  const sourceFile = /^(?:[\w@.-]+\/)*[\w.-]+\.(?:ts|mts|cts|mjs|cjs|js|json|ya?ml|lua|md|sh)$/;
+  // Absolute paths, package names, import specifiers (`./x.js`) and build output are not the repository's files.
+  const skipped = (path) => /^(?:\/|@|\.{1,2}\/)/.test(path) || /(?:^|\/)dist\//.test(path);
+  // A bare name is a source file only with a source extension: `res.json` is Express's, `package.json` is everywhere.
+  const bareSourceFile = /^[\w.-]+\.(?:ts|mts|cts|mjs|cjs|lua|sh)$/;
+  const bases = ["", ...workspaces.flatMap((workspace) => [workspace, `${workspace}/src`])];
+  const namesInRepo = new Set();
+  const walk = (folder) => {
+    for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+      if (/^(?:node_modules|dist|\.git|\.cache|\.turbo|coverage|test-artifacts)$/.test(entry.name)) continue;
+      if (entry.isDirectory()) walk(join(folder, entry.name));
+      else namesInRepo.add(entry.name);
+    }
+  };
+  walk("");
+  for (const page of [...docPages, ...readmes]) {
+    const text = read(page).replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "");
+    const named = [
+      ...backticked(text),
+      ...[...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((match) => match[1])
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => relative(root, resolve(root, dirname(page), target))),
+    ];
+    for (const path of new Set(named)) {
+      if (!sourceFile.test(path) || skipped(path) || !(path.includes("/") || bareSourceFile.test(path))) continue;
+      const found = path.includes("/")
+        ? [dirname(page), ...bases].some((base) => existsSync(join(root, base, path)))
+        : namesInRepo.has(basename(path));
+      if (!found) problems.push(`${page}: names ${path}, which does not exist`);
+    }
+  }
+}
+
+// 5. The bench's constants the docs quote. Each entry names a top-level `const NAME = <number>;` of bench/src and
+//    the phrases that quote it, `{}` standing for the value as the docs write it (a number, or a fraction in words:
+//    "a quarter-core cap"), times `unit` (10_000 µs are "10 ms": unit 1000). Every phrase found in docs/ or a README
+//    must give the constant's value; an entry none of whose phrases any page uses is stale, and fails too.
+{
+  const quoted = [
+    {
+      file: "bench/src/modes/overload.ts",
+      name: "CAP_SHARE",
+      phrases: ["under a {}-core cap", "{} of a core in 10 ms periods", "{} core in 10 ms periods"],
+    },
+    {
+      file: "bench/src/modes/overload.ts",
+      name: "CAP_PERIOD_US",
+      unit: 1000,
+      phrases: ["of a core in {} ms periods", "core in {} ms periods"],
+    },
+    {
+      file: "bench/src/modes/overload.ts",
+      name: "CAPACITY_CONNECTIONS",
+      phrases: ["capacities at {} connections", "capacity closed-loop (2xx/s with wrk at {} connections"],
+    },
+    {
+      file: "bench/src/modes/overload.ts",
+      name: "DEADLINE_MS",
+      unit: 1000,
+      phrases: ["a {} s deadline", "{} s deadlines"],
+    },
+    { file: "bench/src/modes/overload.ts", name: "FLEET_CAP_SHARE", phrases: ["on and off at {} of a core"] },
+    { file: "bench/src/modes/overload.ts", name: "FLEET_SECONDS", phrases: ["4x its capacity for {} s"] },
+    {
+      file: "bench/src/modes/overload.ts",
+      name: "FLEET_CLIENTS",
+      phrases: ["through {} `@plant-store/client` instances"],
+    },
+    { file: "bench/src/open-loop-load.ts", name: "MAX_CONNECTIONS", phrases: ["on up to {} keep-alive connections"] },
+    { file: "bench/src/modes/starts.ts", name: "SLOW_START", phrases: ["A start at {}x its server's fastest start"] },
+    { file: "bench/src/modes/starts.ts", name: "SLOW_CORE", phrases: ["({}x the lower quartile of the probe's runs"] },
+    { file: "bench/src/floor.ts", name: "TARGET_CPU_RATIO", phrases: ["{}x the tuned peer's CPU per request"] },
+  ];
+  const words = { half: 1 / 2, third: 1 / 3, quarter: 1 / 4, fifth: 1 / 5, tenth: 1 / 10 };
+  const valueText = `([0-9][0-9,_]*(?:\\.[0-9]+)?|${Object.keys(words).join("|")})`;
+  const numberIn = (text) => words[text] ?? Number(text.replace(/[,_]/g, ""));
+  const literally = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pages = [...docPages, ...readmes].map((page) => [page, read(page).replace(/\s+/g, " ")]);
+  for (const { file, name, unit = 1, phrases } of quoted) {
+    const literal = read(file).match(new RegExp(`^(?:export )?const ${name} = ([0-9][0-9_]*(?:\\.[0-9]+)?);`, "m"));
+    if (!literal) {
+      problems.push(
+        `${file}: no top-level \`const ${name} = <number>;\` (tooling/check-docs/check-docs.mjs quotes it)`,
+      );
+      continue;
+    }
+    const value = numberIn(literal[1]);
+    let uses = 0;
+    for (const phrase of phrases) {
+      const pattern = new RegExp(phrase.split("{}").map(literally).join(valueText), "g");
+      for (const [page, text] of pages)
+        for (const match of text.matchAll(pattern)) {
+          uses++;
+          if (Math.abs(numberIn(match[1]) * unit - value) > 1e-9 * Math.max(1, value))
+            problems.push(
+              `${page}: "${match[0]}" quotes ${name}, which is ${literal[1]}` +
+                `${unit === 1 ? "" : ` (${value / unit} as the docs write it)`} (${file})`,
+            );
+        }
+    }
+    if (uses === 0)
+      problems.push(
+        `tooling/check-docs/check-docs.mjs: no page quotes ${name} as ${phrases.map((p) => `"${p}"`).join(" or ")} any more: mend the phrases or drop the entry`,
+      );
+  }
+}
+
+// 6. docs/ on one screen: within its line budget, every page under 300 lines, no line over 200 characters. Lines are
+//    counted as `wc -l` counts them. LONG_LINES_LEFT holds the lines over 200 a page still has (rows of a table its
+//    owner is rewriting): a page may have fewer, never more, and the number comes down as they go.
+{
+  const DOCS_LINE_BUDGET = 1843;
+  const PAGE_LINES = 300;
+  const LINE_CHARACTERS = 200;
+  const LONG_LINES_LEFT = { "docs/configuration.md": 9 };
+  let total = 0;
+  for (const page of docPages) {
+    const lines = read(page).split("\n");
+    const count = lines.length - 1;
+    total += count;
+    if (count >= PAGE_LINES) problems.push(`${page}: ${count} lines, where a page has fewer than ${PAGE_LINES}`);
+    const long = lines.flatMap((line, index) => (line.length > LINE_CHARACTERS ? [index + 1] : []));
+    const allowed = LONG_LINES_LEFT[page] ?? 0;
+    if (long.length > allowed)
+      problems.push(
+        `${page}: line${long.length === 1 ? "" : "s"} ${long.join(", ")} over ${LINE_CHARACTERS} characters` +
+          (allowed > 0 ? ` (${allowed} allowed in LONG_LINES_LEFT)` : ""),
+      );
+    else if (long.length < allowed)
+      problems.push(
+        `tooling/check-docs/check-docs.mjs: LONG_LINES_LEFT allows ${page} ${allowed} long lines; it has ${long.length}: lower it`,
+      );
+  }
+  if (total > DOCS_LINE_BUDGET)
+    problems.push(
+      `docs/: ${total} lines, over its budget of ${DOCS_LINE_BUDGET}: say it in fewer, or move detail where its reader looks`,
+    );
 }
 
 if (problems.length > 0) {
