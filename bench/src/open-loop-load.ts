@@ -20,6 +20,7 @@ const results = await new OpenLoop({
   deadlineMs: Number(deadlineText),
   phases: parsePhases(phasesText),
   maxConnections: MAX_CONNECTIONS,
+  deadlineHeader: false,
 }).run();
 // Exit only once the line is out: a pipe is written asynchronously.
 process.stdout.write(`OPEN_LOOP_RESULT ${JSON.stringify(results)}\n`, () => process.exit(0));

@@ -5,6 +5,7 @@
 // CPU never counts against the server.
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { percentile } from "./stats.js";
 
 export interface PhaseResult {
   rate: number;
@@ -24,6 +25,15 @@ export interface PhaseResult {
   errors: number;
   /** Connections this generator opened during the phase (one per request that found none idle). */
   connectionsOpened: number;
+  /** Requests that found no idle connection and waited in this generator's pool for one (at its connection limit). */
+  waited: number;
+  /** 2xx answers that arrived after their deadline (before the sweep, which runs every 5 ms, gave them up). */
+  okAfterDeadline: number;
+  /**
+   * 2xx answered before their deadline and while the phase's schedule ran: goodput's count. Answers in the drain
+   * after the schedule would add up to a deadline's worth of a busy server's work to a phase that is no longer sending.
+   */
+  okInTime: number;
   /** The server's CPU seconds (all threads, /proc) over the phase, and its largest RSS sampled every 100 ms. */
   serverCpuSeconds: number;
   peakRssBytes: number;
@@ -42,6 +52,8 @@ export interface OpenLoopConfig {
   phases: { rate: number; seconds: number }[];
   /** The most connections open at once; a request that finds none idle waits (oldest first) for one. */
   maxConnections: number;
+  /** Send each request's remaining time in `x-envoy-expected-rq-timeout-ms`, as Envoy does upstream. */
+  deadlineHeader: boolean;
 }
 
 const WINDOW_MS = 250;
@@ -73,12 +85,6 @@ function rssBytes(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
 }
 
-function percentile(values: number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 /** Parses `rate:seconds,rate:seconds,...`. */
 export function parsePhases(text: string): OpenLoopConfig["phases"] {
   return text.split(",").map((phase) => {
@@ -101,6 +107,9 @@ function emptyResult({ rate, seconds }: { rate: number; seconds: number }): Phas
     missedSent: 0,
     errors: 0,
     connectionsOpened: 0,
+    waited: 0,
+    okAfterDeadline: 0,
+    okInTime: 0,
     serverCpuSeconds: 0,
     peakRssBytes: 0,
     windows: Array.from({ length: Math.ceil((seconds * 1000) / WINDOW_MS) }, () => ({ p99Ms: undefined, missed: 0 })),
@@ -139,7 +148,7 @@ export class OpenLoop {
     }
     this.totalMs = at;
     this.counts = phases.map((p) => Math.round(p.rate * p.seconds));
-    this.head = `POST /plants HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: `;
+    this.head = `POST /plants HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`;
     this.nextId = firstId;
   }
 
@@ -233,6 +242,9 @@ export class OpenLoop {
     const latency = Math.round((performance.now() - request.scheduledAt) * 10) / 10;
     if (status === "error") result.errors++;
     else if (status >= 200 && status < 300) {
+      if (latency > this.config.deadlineMs) result.okAfterDeadline++;
+      else if (performance.now() - this.started < this.phaseStarts[request.phase]! + result.seconds * 1000)
+        result.okInTime++;
       result.okLatenciesMs.push(latency);
       this.windowLatencies[request.phase]![this.windowOf(request)]!.push(latency);
     } else {
@@ -305,7 +317,11 @@ export class OpenLoop {
   private send(connection: Connection, request: Pending): void {
     connection.current = request;
     request.connection = connection;
-    connection.socket.write(`${this.head}${request.body.length}\r\n\r\n${request.body}`);
+    // The time left when the request leaves the pool, not when it was due: what a proxy tells its upstream.
+    const deadline = this.config.deadlineHeader
+      ? `x-envoy-expected-rq-timeout-ms: ${Math.max(1, Math.round(this.config.deadlineMs - (performance.now() - request.scheduledAt)))}\r\n`
+      : "";
+    connection.socket.write(`${this.head}${deadline}Content-Length: ${request.body.length}\r\n\r\n${request.body}`);
   }
 
   private dispatch(request: Pending): void {
@@ -313,7 +329,10 @@ export class OpenLoop {
     const connection = this.idle.pop();
     if (connection) this.send(connection, request);
     else if (this.open < this.config.maxConnections) this.openConnection(request);
-    else this.waiting.push(request);
+    else {
+      this.results[request.phase]!.waited++;
+      this.waiting.push(request);
+    }
   }
 
   private sweep(now: number): void {

@@ -24,6 +24,8 @@ export interface BenchOptions {
   command: string;
   /** prefill, backup: plants stored before measuring; copy-store: plants copied. */
   rows: number;
+  /** overload: a short run of every row (CI's smoke test), not a measurement. */
+  quick: boolean;
   /** soak, backup: fixed request rate; soak: total duration. */
   rate: number;
   durationSeconds: number;

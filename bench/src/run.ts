@@ -5,7 +5,7 @@ import { ab } from "./modes/ab.js";
 import { backup } from "./modes/backup.js";
 import { compare } from "./modes/compare.js";
 import { copyStoreMode } from "./modes/copy-store.js";
-import { overload } from "./modes/overload.js";
+import { overload } from "./modes/overload/mode.js";
 import { prefill } from "./modes/prefill.js";
 import { profile } from "./modes/profile.js";
 import { soak } from "./modes/soak.js";
@@ -33,13 +33,16 @@ const DEFAULTS: Record<BenchOptions["mode"], Partial<BenchOptions>> = {
   ab: { rounds: 8, warmupSeconds: 4, seconds: 5, outDir: AB_OUT, connections: [25] },
   // Ten starts of each server, the spread its report gives; a start's slow state shows from its first seconds.
   starts: { rounds: 10, warmupSeconds: 5, seconds: 10, outDir: RESULTS, connections: [50] },
-  // Each server's capacity, then 0.5x, 1.5x, 2x and 4x of it under a quarter-core cap (src/modes/overload.ts).
-  overload: { rounds: 2, warmupSeconds: 3, seconds: 10, outDir: OVERLOAD_OUT },
+  // The server with admission control at its default and off, row by row (src/modes/overload/); --quick: 1 s runs.
+  overload: { rounds: 1, warmupSeconds: 3, seconds: 8, outDir: OVERLOAD_OUT },
   // Three snapshots by each method, with as long between them without one.
   backup: { rounds: 3, warmupSeconds: 5, seconds: 5, outDir: BACKUP_OUT },
   // Bytes per plant and the time copy-store takes at --rows (1,000,000); needs a PostgreSQL (--postgres-url).
   "copy-store": { outDir: REPORTS },
 };
+
+/** --quick for the overload mode: every row, too short to measure anything (a smoke test of the mode). */
+const QUICK_OVERLOAD: Partial<BenchOptions> = { warmupSeconds: 1, seconds: 1 };
 
 /** The command line to print in the report: the arguments given, minus --note (its text is in the report). */
 function rerunCommand(argv: string[]): string {
@@ -70,11 +73,14 @@ function parse(argv: string[]): BenchOptions {
       rows: { type: "string", default: "1000000" },
       rate: { type: "string", default: "1000" },
       duration: { type: "string", default: "600" },
+      quick: { type: "boolean", default: false },
     },
   });
   const mode = values.mode as BenchOptions["mode"];
   if (!(mode in DEFAULTS)) throw new Error(`--mode must be one of ${Object.keys(DEFAULTS).join(", ")}`);
-  const defaults = DEFAULTS[mode];
+  if (values.quick && mode !== "overload")
+    throw new Error("--quick is for --mode overload (--mode quick is compare's)");
+  const defaults = values.quick && mode === "overload" ? { ...DEFAULTS.overload, ...QUICK_OVERLOAD } : DEFAULTS[mode];
   const number = (text: string | undefined, fallback: number | undefined, flag: string) => {
     const value = text === undefined ? fallback : Number(text);
     if (value === undefined || !Number.isFinite(value) || value <= 0)
@@ -101,6 +107,7 @@ function parse(argv: string[]): BenchOptions {
     rows: number(values.rows, undefined, "rows"),
     rate: number(values.rate, undefined, "rate"),
     durationSeconds: number(values.duration, undefined, "duration"),
+    quick: values.quick,
   };
 }
 

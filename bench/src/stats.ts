@@ -19,3 +19,10 @@ export interface Spread {
 export function spread(values: number[]): Spread {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
+
+/** The p-th percentile (nearest rank) of the values, or undefined when there are none. */
+export function percentile(values: number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}

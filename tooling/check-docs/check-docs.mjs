@@ -213,33 +213,26 @@ const readmes = ["README.md", ...workspaces.map((workspace) => `${workspace}/REA
 {
   const quoted = [
     {
-      file: "bench/src/modes/overload.ts",
+      file: "bench/src/modes/overload/mode.ts",
       name: "CAP_SHARE",
       phrases: ["under a {}-core cap", "{} of a core in 10 ms periods", "{} core in 10 ms periods"],
     },
     {
-      file: "bench/src/modes/overload.ts",
+      file: "bench/src/modes/overload/mode.ts",
       name: "CAP_PERIOD_US",
       unit: 1000,
       phrases: ["of a core in {} ms periods", "core in {} ms periods"],
     },
     {
-      file: "bench/src/modes/overload.ts",
+      file: "bench/src/modes/overload/pair.ts",
       name: "CAPACITY_CONNECTIONS",
-      phrases: ["capacities at {} connections", "capacity closed-loop (2xx/s with wrk at {} connections"],
+      phrases: ["capacities at {} connections", "C is the closed loop's 2xx/s at {} connections"],
     },
     {
-      file: "bench/src/modes/overload.ts",
+      file: "bench/src/modes/overload/open-loops.ts",
       name: "DEADLINE_MS",
       unit: 1000,
       phrases: ["a {} s deadline", "{} s deadlines"],
-    },
-    { file: "bench/src/modes/overload.ts", name: "FLEET_CAP_SHARE", phrases: ["on and off at {} of a core"] },
-    { file: "bench/src/modes/overload.ts", name: "FLEET_SECONDS", phrases: ["4x its capacity for {} s"] },
-    {
-      file: "bench/src/modes/overload.ts",
-      name: "FLEET_CLIENTS",
-      phrases: ["through {} `@plant-store/client` instances"],
     },
     { file: "bench/src/open-loop-load.ts", name: "MAX_CONNECTIONS", phrases: ["on up to {} keep-alive connections"] },
     { file: "bench/src/modes/starts.ts", name: "SLOW_START", phrases: ["A start at {}x its server's fastest start"] },
