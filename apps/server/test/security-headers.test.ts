@@ -57,7 +57,9 @@ describe("CORS", () => {
     expect(res.status).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe("https://app.example.com");
     expect(res.headers["access-control-allow-methods"]).toContain("POST");
-    expect(res.headers["access-control-allow-headers"]).toBe("Authorization,Content-Type,X-Request-Id,X-Request-Timeout-Ms");
+    expect(res.headers["access-control-allow-headers"]).toBe(
+      "Authorization,Content-Type,X-Request-Id,X-Request-Timeout-Ms",
+    );
   });
 
   it("an origin not on the list gets no Access-Control-Allow-Origin, and none is allowed by default", async () => {
