@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { SUPPORTED_ALGORITHMS, type SupportedAlgorithm } from "./auth/algorithms.js";
 import { parseOrigins, parseTrustProxy } from "./edge/edge-config.js";
-import { DatabaseUrlError, parseDatabaseUrl } from "./store/database-url.js";
+import { ConfigError, DatabaseUrlError } from "./operator-errors.js";
+import { parseDatabaseUrl } from "./store/database-url.js";
 import { TRACES_SAMPLERS } from "./tracing/traces-export.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -194,11 +195,6 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Where token keys come from: exactly one of these, or none for a development run with a generated secret. */
 const KEY_SOURCES = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_PUBLIC_KEY_FILE", "JWT_JWKS_URI"] as const;
 
-/** A configuration the process must not start with; the message names the variable. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
 /**
  * Reads and validates the server's configuration from the environment. `keySourceRequired: false` is for the
  * operator commands (src/cli/main.ts), which check no token: a backup needs no JWT_SECRET in production.
@@ -206,48 +202,48 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, { keySourceRequired = true } = {}): Config {
   const result = ConfigSchema.safeParse(env);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+    // One line names every variable that is wrong; `setting` is the first.
+    const [first, ...others] = result.error.issues;
+    throw new ConfigError(
+      first!.path.join("."),
+      [first!.message, ...others.map((issue) => `${issue.path.join(".")}: ${issue.message}`)].join("; "),
+    );
   }
   const config = result.data;
   const keySources = KEY_SOURCES.filter((name) => config[name] !== undefined);
   if (keySources.length > 1) {
     throw new ConfigError(
-      `invalid configuration: ${keySources[1]}: cannot be combined with ${keySources[0]}; ` +
-        `set one of ${KEY_SOURCES.join(", ")}`,
+      keySources[1]!,
+      `cannot be combined with ${keySources[0]}; set one of ${KEY_SOURCES.join(", ")}`,
     );
   }
   if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET === undefined) {
-    throw new ConfigError(
-      "invalid configuration: JWT_SECRET_PREVIOUS: is accepted only beside JWT_SECRET, which signs new tokens",
-    );
+    throw new ConfigError("JWT_SECRET_PREVIOUS", "is accepted only beside JWT_SECRET, which signs new tokens");
   }
   if (config.JWT_SECRET_PREVIOUS !== undefined && config.JWT_SECRET_PREVIOUS === config.JWT_SECRET) {
     // The same secret twice is a rotation that rotated nothing: the old secret most likely went unset by mistake.
     throw new ConfigError(
-      "invalid configuration: JWT_SECRET_PREVIOUS: equals JWT_SECRET; " +
-        "set it to the secret being retired, or unset it once the rotation is over",
+      "JWT_SECRET_PREVIOUS",
+      "equals JWT_SECRET; set it to the secret being retired, or unset it once the rotation is over",
     );
   }
   if (keySourceRequired && config.NODE_ENV === "production" && keySources.length === 0) {
     throw new ConfigError(
-      "invalid configuration: JWT_SECRET: is required when NODE_ENV=production " +
-        `(or one of ${KEY_SOURCES.slice(1).join(", ")})`,
+      "JWT_SECRET",
+      `is required when NODE_ENV=production (or one of ${KEY_SOURCES.slice(1).join(", ")})`,
     );
   }
   if (config.OTEL_TRACES_SAMPLER.endsWith("traceidratio") && config.OTEL_TRACES_SAMPLER_ARG === undefined) {
     throw new ConfigError(
-      `invalid configuration: OTEL_TRACES_SAMPLER_ARG: is required by ${config.OTEL_TRACES_SAMPLER} ` +
-        "(a ratio from 0 to 1)",
+      "OTEL_TRACES_SAMPLER_ARG",
+      `is required by ${config.OTEL_TRACES_SAMPLER} (a ratio from 0 to 1)`,
     );
   }
   if (config.OTEL_BSP_MAX_EXPORT_BATCH_SIZE > config.OTEL_BSP_MAX_QUEUE_SIZE) {
-    throw new ConfigError(
-      "invalid configuration: OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE",
-    );
+    throw new ConfigError("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "must not exceed OTEL_BSP_MAX_QUEUE_SIZE");
   }
   if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
-    throw new ConfigError("invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
+    throw new ConfigError("HEADERS_TIMEOUT_MS", "must not exceed REQUEST_TIMEOUT_MS");
   }
   return config;
 }

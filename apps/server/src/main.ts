@@ -1,7 +1,7 @@
 import { developmentBanner } from "./auth/development-credentials.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { StartFailure } from "./startup/start-failure.js";
+import { loadConfig } from "./config.js";
 import { startPlantStore } from "./startup/start-plant-store.js";
+import { ConfigError, StartFailure } from "./operator-errors.js";
 
 /** The process: configuration from the environment, the server from the composition root, signals to shutdown. */
 async function main(): Promise<void> {

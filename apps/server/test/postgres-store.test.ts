@@ -2,7 +2,7 @@ import { ErrorCode } from "@plant-store/contract";
 import { join } from "node:path";
 import pg from "pg";
 import { beforeEach, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/logger.js";
 import { openStore } from "../src/store/open-store.js";
 import { describeDatabaseUrl, parseDatabaseUrl } from "../src/store/database-url.js";
@@ -12,6 +12,7 @@ import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
+import { ConfigError } from "../src/operator-errors.js";
 
 // Kysely's PostgresAdapter takes this session advisory lock around every migration run.
 const KYSELY_MIGRATION_LOCK = "3853314791062309107";

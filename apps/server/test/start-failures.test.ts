@@ -40,6 +40,7 @@ it("a second server on the port of one still in its shutdown delay exits 1 with 
       time: expect.any(Number),
       pid: expect.any(Number),
       hostname: expect.any(String),
+      code: "PLANT_STORE_START_FAILED",
       setting: "PORT",
       msg: `plant store failed to start: PORT: 127.0.0.1:${first.port} is already in use: another process listens there, most likely a plant store not yet stopped or still in its shutdown delay (SHUTDOWN_DELAY_MS); stop it, or choose another PORT`,
     },
@@ -66,7 +67,12 @@ it.each([
   expect(result.code).toBe(1);
   expect(result.stderr).toBe("");
   expect(loudLines(result.stdout)).toEqual([
-    expect.objectContaining({ level: 60, setting, msg: expect.stringMatching(message) }),
+    expect.objectContaining({
+      level: 60,
+      code: "PLANT_STORE_START_FAILED",
+      setting,
+      msg: expect.stringMatching(message),
+    }),
   ]);
 });
 

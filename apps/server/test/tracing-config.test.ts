@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { tracesExport } from "../src/startup/options-from-config.js";
 import { samplerFor } from "../src/tracing/sampler.js";
+import { ConfigError } from "../src/operator-errors.js";
 
 const ENDPOINT = "http://127.0.0.1:4318";
 const protocolOf = (env: Record<string, string>) => tracesExport(loadConfig(env))?.protocol;

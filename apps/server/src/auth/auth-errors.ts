@@ -37,8 +37,3 @@ export class IdentityProviderUnavailableError extends Error {
     super("the identity provider's signing keys cannot be fetched right now; retry later", { cause });
   }
 }
-
-/** A key the server cannot verify tokens with; whoever configured the source names the setting it came from. */
-export class KeySetupError extends Error {
-  override name = "KeySetupError";
-}

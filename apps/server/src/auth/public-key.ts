@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { algorithmsForKey } from "./algorithms.js";
-import { KeySetupError } from "./auth-errors.js";
+import { KeySetupError } from "../operator-errors.js";
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import { createLogger } from "../logger.js";
 import { createMetricsServer } from "../startup/metrics-server.js";
-import { CommandError } from "./command.js";
+import { CommandError } from "../operator-errors.js";
 
 /** What `backup --dir --metrics-port` serves: enough to alert on a schedule that stopped producing snapshots. */
 export interface BackupMetrics {
@@ -67,7 +67,9 @@ export async function serveBackupMetrics(
       resolve(server.address() as AddressInfo);
     });
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new CommandError(`--metrics-port ${port}: ${listenProblem(error, `${host}:${port}`)}`);
+    throw new CommandError(`--metrics-port ${port}: ${listenProblem(error, `${host}:${port}`)}`, {
+      setting: "--metrics-port",
+    });
   });
   const shown = address.address.includes(":") ? `[${address.address}]` : address.address;
   return { url: `http://${shown}:${address.port}/metrics`, close: () => closeServer(server) };

@@ -4,8 +4,9 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Snapshot, writeSnapshot } from "../store-operations/snapshot.js";
 import { type BackupMetrics, createBackupMetrics, serveBackupMetrics } from "./backup-metrics.js";
-import { type Command, CommandError, onePositional, oneLine, portNumber, positiveNumber } from "./command.js";
+import { type Command, onePositional, oneLine, portNumber, positiveNumber } from "./command.js";
 import { formatBytes, progressLine } from "./progress.js";
+import { CommandError } from "../operator-errors.js";
 
 const DEFAULT_EVERY_MINUTES = 60;
 const DEFAULT_KEEP = 24;
@@ -66,6 +67,7 @@ export const backup: Command = {
     if (database.system !== "sqlite") {
       throw new CommandError(
         "DATABASE_URL names PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/backup-restore.md)",
+        { setting: "DATABASE_URL" },
       );
     }
     const storeFile = database.file;
@@ -80,10 +82,13 @@ export const backup: Command = {
         if (args.values.force !== undefined) throw new CommandError("--force goes with a <file>, not --dir");
         const every = positiveNumber(args, "every", DEFAULT_EVERY_MINUTES);
         if (every > MAX_EVERY_MINUTES)
-          throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`);
+          throw new CommandError(`--every must be at most ${MAX_EVERY_MINUTES} minutes, not ${every}`, {
+            setting: "--every",
+          });
         if (every < MIN_EVERY_MINUTES) {
           throw new CommandError(
             `--every must be at least 0.0167 minutes (1 s): snapshots are named by the second they start in, not ${every}`,
+            { setting: "--every" },
           );
         }
         const everyMs = every * 60_000;

@@ -1,4 +1,5 @@
 import type { Config } from "../config.js";
+import { CommandError } from "../operator-errors.js";
 
 /** One option of a command, as node:util parseArgs takes it, with what `--help` says about it. */
 export interface CommandOption {
@@ -27,11 +28,6 @@ export interface Command {
   run(args: CommandArgs, config: Config): Promise<number>;
 }
 
-/** A failure the operator caused or can mend (a missing file, a bad flag): printed as one line, exit 1. */
-export class CommandError extends Error {
-  override name = "CommandError";
-}
-
 // A command prints a failure as the one line every operator-facing message uses.
 export { oneLine } from "../one-line.js";
 
@@ -49,6 +45,7 @@ export function positiveNumber(args: CommandArgs, name: string, fallback: number
   ) {
     throw new CommandError(
       `--${name} must be a positive ${integer ? "whole number" : "number"}, not ${JSON.stringify(raw)}`,
+      { setting: `--${name}` },
     );
   }
   return value;
@@ -72,7 +69,9 @@ export function portNumber(args: CommandArgs, name: string): number | undefined 
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (typeof raw !== "string" || !/^\d+$/.test(raw.trim()) || value > 65535) {
-    throw new CommandError(`--${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}`);
+    throw new CommandError(`--${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}`, {
+      setting: `--${name}`,
+    });
   }
   return value;
 }

@@ -1,9 +1,10 @@
 import { createLogger } from "../logger.js";
 import { type CopyResult, copyStore } from "../store-operations/copy-store.js";
-import { DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
-import { type Command, CommandError, positiveNumber } from "./command.js";
+import { describeDatabaseUrl, parseDatabaseUrl } from "../store/database-url.js";
+import { type Command, positiveNumber } from "./command.js";
 import { EXIT_DIFFERENT } from "./exit-codes.js";
 import { progressLine } from "./progress.js";
+import { CommandError, DatabaseUrlError } from "../operator-errors.js";
 
 const DEFAULT_BATCH_SIZE = 5_000;
 const CONFLICTS_LISTED = 100;
@@ -31,14 +32,16 @@ export const copyStoreCommand: Command = {
   },
   async run(args, config) {
     const to = args.values.to;
-    if (typeof to !== "string") throw new CommandError("--to <postgres URL> is required");
+    if (typeof to !== "string") throw new CommandError("--to <postgres URL> is required", { setting: "--to" });
     const target = parseTarget(to);
     if (args.positionals.length > 0)
       throw new CommandError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const batchSize = positiveNumber(args, "batch-size", DEFAULT_BATCH_SIZE, { integer: true });
     const source = config.DATABASE_URL;
     if (source.system !== "sqlite")
-      throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store");
+      throw new CommandError("DATABASE_URL names PostgreSQL; copy-store copies from a SQLite store", {
+        setting: "DATABASE_URL",
+      });
     const sqliteFile = source.file;
 
     const progress = progressLine();
@@ -69,12 +72,13 @@ function parseTarget(to: string) {
   try {
     target = parseDatabaseUrl(to);
   } catch (error) {
-    if (error instanceof DatabaseUrlError) throw new CommandError(`--to: ${error.message}`);
+    if (error instanceof DatabaseUrlError) throw new CommandError(`--to: ${error.message}`, { setting: "--to" });
     throw error;
   }
   if (target.system !== "postgresql")
     throw new CommandError(
       `--to: ${target.file} is a SQLite file; copy-store copies into PostgreSQL (a postgres:// URL)`,
+      { setting: "--to" },
     );
   return target;
 }

@@ -1,7 +1,8 @@
 import { findPlant, summarizeStore } from "../store-operations/inspect.js";
-import { type Command, CommandError } from "./command.js";
+import type { Command } from "./command.js";
 import { EXIT_ABSENT } from "./exit-codes.js";
 import { formatBytes } from "./progress.js";
+import { CommandError } from "../operator-errors.js";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -58,6 +59,7 @@ function plantId(text: string): bigint {
   if (id === undefined || id < INT64_MIN || id > INT64_MAX) {
     throw new CommandError(
       `--id must be a 64-bit integer (from ${INT64_MIN} to ${INT64_MAX}), not ${JSON.stringify(text)}`,
+      { setting: "--id" },
     );
   }
   return id;

@@ -1,5 +1,6 @@
 import { signToken } from "../auth/sign-token.js";
-import { type Command, CommandError, positiveNumber } from "./command.js";
+import { type Command, positiveNumber } from "./command.js";
+import { CommandError } from "../operator-errors.js";
 
 const DEFAULT_SUBJECT = "plant-store-cli";
 const DEFAULT_EXPIRES_IN_SECONDS = 3600;
@@ -35,9 +36,12 @@ export const issueToken: Command = {
       if (keySource !== undefined) {
         throw new CommandError(
           `${keySource} is set: this server accepts tokens signed by your identity provider, which holds the private key; get them from it (a test token: docs/identity-providers.md#a-test-token-for-a-public-key)`,
+          { setting: keySource },
         );
       }
-      throw new CommandError("JWT_SECRET is not set: there is no secret to sign a token with");
+      throw new CommandError("JWT_SECRET is not set: there is no secret to sign a token with", {
+        setting: "JWT_SECRET",
+      });
     }
     if (args.positionals.length > 1) throw new CommandError(`one subject only, got ${args.positionals.length}`);
     const subject = args.positionals[0] ?? DEFAULT_SUBJECT;

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { restoreSnapshot } from "../store-operations/restore.js";
-import { type Command, CommandError, onePositional } from "./command.js";
+import { type Command, onePositional } from "./command.js";
+import { CommandError } from "../operator-errors.js";
 
 /** `plant-store restore`: a snapshot `backup` wrote, checked and put in place as the SQLite store. */
 export const restore: Command = {
@@ -24,6 +25,7 @@ export const restore: Command = {
     if (database.system !== "sqlite") {
       throw new CommandError(
         "DATABASE_URL names PostgreSQL: restore it with pg_restore or point-in-time recovery (docs/backup-restore.md)",
+        { setting: "DATABASE_URL" },
       );
     }
     const target = database.file;

@@ -1,18 +1,4 @@
-/**
- * Why the server could not start, as one line that names the setting to mend (`PORT`, `HOST`, `DATABASE_URL`…),
- * which `setting` repeats for log queries. Logged once by the start's one cleanup path; main.ts then exits 1.
- */
-export class StartFailure extends Error {
-  override name = "StartFailure";
-
-  constructor(
-    readonly setting: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+import { StartFailure } from "../operator-errors.js";
 
 /** Where a server was to listen, and the settings that say so (PORT and HOST, or METRICS_PORT and METRICS_HOST). */
 export interface ListenTarget {

@@ -20,8 +20,9 @@ import type { Tracing } from "../tracing/tracing.js";
 import { gracefulShutdown } from "./graceful-shutdown.js";
 import { createMetricsServer } from "./metrics-server.js";
 import { admissionOptions, connectionTimeouts, storeOptions, tracesExport } from "./options-from-config.js";
-import { type ListenTarget, listenFailure, StartFailure } from "./start-failure.js";
+import { type ListenTarget, listenFailure } from "./start-failure.js";
 import { createTokenVerifier } from "./token-verifier-from-config.js";
+import { StartFailure } from "../operator-errors.js";
 
 /** Parts a caller supplies instead of those the configuration would make (tests, mostly), and how the store opens. */
 export interface PlantStoreOverrides {
@@ -215,7 +216,10 @@ function abandonStart(composed: ComposedPlantStore): (error: unknown) => Promise
   return (error) => {
     abandoned ??= (async () => {
       const failure = error instanceof StartFailure ? error : storeFailure(error);
-      composed.logger.fatal({ setting: failure.setting }, `plant store failed to start: ${failure.message}`);
+      composed.logger.fatal(
+        { code: failure.code, setting: failure.setting },
+        `plant store failed to start: ${failure.message}`,
+      );
       await composed.shutdown("start failed", { startFailed: true });
       return failure;
     })();

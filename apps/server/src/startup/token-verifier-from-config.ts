@@ -1,12 +1,12 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { describeKey } from "../auth/algorithms.js";
-import { KeySetupError } from "../auth/auth-errors.js";
 import { generateDevelopmentSecret } from "../auth/development-credentials.js";
 import { JwksVerifier } from "../auth/jwks-verifier.js";
 import { JwtVerifier } from "../auth/jwt-verifier.js";
 import { loadPublicKeys, type PublicKeySource } from "../auth/public-key.js";
 import type { TokenVerifier } from "../auth/token-verifier.js";
-import { type Config, ConfigError } from "../config.js";
+import type { Config } from "../config.js";
+import { ConfigError, KeySetupError } from "../operator-errors.js";
 
 type AuthConfig = Pick<
   Config,
@@ -39,7 +39,7 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
   const claims = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE };
   if (config.JWT_JWKS_URI !== undefined) {
     if (config.JWT_ALGORITHMS?.some((algorithm) => algorithm.startsWith("HS"))) {
-      throw new ConfigError("invalid configuration: JWT_ALGORITHMS: HMAC algorithms cannot be used with JWT_JWKS_URI");
+      throw new ConfigError("JWT_ALGORITHMS", "HMAC algorithms cannot be used with JWT_JWKS_URI");
     }
     const verifier = new JwksVerifier({
       ...claims,
@@ -56,7 +56,7 @@ export function createTokenVerifier(config: AuthConfig): ConfiguredVerifier {
     verifier = new JwtVerifier({ ...claims, keys, algorithms: config.JWT_ALGORITHMS });
   } catch (error) {
     // The keys were checked above, so what the verifier refuses is the configured algorithm list.
-    throw new ConfigError(`invalid configuration: JWT_ALGORITHMS: ${(error as Error).message}`);
+    throw new ConfigError("JWT_ALGORITHMS", (error as Error).message);
   }
   const count: Record<string, number> = {};
   for (const key of keys) count[describeKey(key)] = (count[describeKey(key)] ?? 0) + 1;
@@ -94,7 +94,7 @@ function publicKeysFrom(setting: string, source: PublicKeySource): KeyObject[] {
   try {
     return loadPublicKeys(source);
   } catch (error) {
-    if (error instanceof KeySetupError) throw new ConfigError(`invalid configuration: ${setting}: ${error.message}`);
+    if (error instanceof KeySetupError) throw new ConfigError(setting, error.message);
     throw error;
   }
 }

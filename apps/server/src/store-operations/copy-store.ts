@@ -7,11 +7,7 @@ import { PostgresBulkStore } from "../store/postgres/postgres-bulk-store.js";
 import { migratePostgres } from "../store/postgres/postgres-plant-store.js";
 import type { PlantRow } from "../store/store-reader.js";
 import { SqliteStoreReader } from "../store/sqlite/sqlite-reader.js";
-
-/** A failure the operator can act on; its message is one line and names no secret. */
-export class CopyStoreError extends Error {
-  override name = "CopyStoreError";
-}
+import { CopyStoreError } from "../operator-errors.js";
 
 export interface CopyStoreOptions {
   /** The SQLite store's file (the server's DATABASE_URL). */

@@ -5,7 +5,8 @@ import { PostgresBulkStore } from "../store/postgres/postgres-bulk-store.js";
 import { describeSchema } from "../store/schema-version.js";
 import { sqliteMigrations } from "../store/sqlite/migrations.js";
 import { SqliteStoreReader } from "../store/sqlite/sqlite-reader.js";
-import { type StoreReader, StoreReadError } from "../store/store-reader.js";
+import type { StoreReader } from "../store/store-reader.js";
+import { StoreReadError } from "../operator-errors.js";
 
 /** What `inspect` reports of a store. */
 export interface StoreSummary {

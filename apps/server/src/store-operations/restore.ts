@@ -5,7 +5,8 @@ import { describeSchema } from "../store/schema-version.js";
 import { sqliteMigrations } from "../store/sqlite/migrations.js";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "../store/sqlite/sqlite-files.js";
 import { appliedMigrations, hasTable, integrityProblems } from "../store/sqlite/store-file.js";
-import { plantsIn, SnapshotError } from "./snapshot.js";
+import { plantsIn } from "./snapshot.js";
+import { SnapshotError } from "../operator-errors.js";
 
 export interface Restored {
   plants: number;

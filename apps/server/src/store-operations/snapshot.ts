@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably } from "../store/sqlite/sqlite-files.js";
 import { countPlants, hasTable } from "../store/sqlite/store-file.js";
+import { SnapshotError } from "../operator-errors.js";
 
 /** Pages copied per step of the backup (1 MiB of 4 KiB pages): the progress callback runs between two steps. */
 const PAGES_PER_STEP = 256;
@@ -17,11 +18,6 @@ export interface Snapshot {
   plants: number;
   bytes: number;
   milliseconds: number;
-}
-
-/** A failure of the store or the snapshot's file that the operator can act on; its message is one line. */
-export class SnapshotError extends Error {
-  override name = "SnapshotError";
 }
 
 /**

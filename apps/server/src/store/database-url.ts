@@ -1,15 +1,11 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DatabaseUrlError } from "../operator-errors.js";
 
 /** The store a DATABASE_URL names: a SQLite file (an absolute path) or a PostgreSQL database. */
 export type DatabaseUrl =
   | { system: "sqlite"; file: string }
   | { system: "postgresql"; url: string; host: string; port: number; database: string };
-
-/** A value that names no store; the message says what was given (password masked) and what was expected. */
-export class DatabaseUrlError extends Error {
-  override name = "DatabaseUrlError";
-}
 
 const SQLITE_EXTENSIONS = [".db", ".sqlite", ".sqlite3"];
 const EXPECTED_SQLITE = `a SQLite file (a file:// URL, or a path ending in ${SQLITE_EXTENSIONS.join(", ")})`;

@@ -20,8 +20,3 @@ export interface StoreReader {
   sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }
-
-/** A store an operator named that cannot be read as one; the message is one line and names no secret. */
-export class StoreReadError extends Error {
-  override name = "StoreReadError";
-}

@@ -3,8 +3,9 @@ import pg from "pg";
 import { oneLine } from "../../one-line.js";
 import type { DatabaseUrl } from "../database-url.js";
 import { toPlant } from "../plant-store.js";
-import { type PlantRow, type StoreReader, StoreReadError } from "../store-reader.js";
+import type { PlantRow, StoreReader } from "../store-reader.js";
 import { int8AsBigint } from "./postgres-plant-store.js";
+import { StoreReadError } from "../../operator-errors.js";
 
 type PostgresUrl = Extract<DatabaseUrl, { system: "postgresql" }>;
 

@@ -4,8 +4,9 @@ import { pathToFileURL } from "node:url";
 import type { Plant } from "@plant-store/contract";
 import { oneLine } from "../../one-line.js";
 import { toPlant } from "../plant-store.js";
-import { type PlantRow, type StoreReader, StoreReadError } from "../store-reader.js";
+import type { PlantRow, StoreReader } from "../store-reader.js";
 import { appliedMigrations, countPlants, hasTable } from "./store-file.js";
+import { StoreReadError } from "../../operator-errors.js";
 
 /**
  * A SQLite store opened read-only, beside a server that may be writing it (WAL lets a reader and a writer
