@@ -112,7 +112,7 @@ describe("a server that cannot answer a request before its deadline", () => {
       const res = await fetch(`${t.url}/plants`, plant(id, { ...t.auth, "X-Request-Timeout-Ms": "2s" }));
       expect(res.status).toBe(200);
     }
-    expect(lines().filter((line) => line.msg.startsWith("deadline header ignored"))).toEqual([
+    expect(lines().filter((line) => String(line.msg).startsWith("deadline header ignored"))).toEqual([
       expect.objectContaining({ level: 40, header: "x-request-timeout-ms", value: "2s" }),
     ]);
     expect(t.rows()).toHaveLength(2);
