@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
+import { StoreLock } from "../src/store/sqlite/store-lock.js";
 import { runCli } from "./support/cli-process.js";
 import { plantBody, postPlant, startServerOnFile } from "./support/server-process.js";
 import { querySqliteFile } from "./support/sqlite-file.js";
@@ -91,6 +92,24 @@ describe("bad input: one line on stderr, exit 1, nothing changed", () => {
     expect(inUse).toMatchObject({ code: 1, stdout: "" });
     expect(inUse.stderr).toMatch(/^plant-store restore: the store at .+plants\.db is in use: stop the server first\n$/);
     expect((await postPlant(server, token, plantBody(1, "Oak"))).status).toBe(200);
+  });
+
+  it("restore refuses while another process holds the store's lock (a server waiting for it to let go), then restores", async () => {
+    const { dir, databaseFile, snapshot } = storeAndSnapshot();
+    const env = { DATABASE_URL: databaseFile };
+    const before = folderState(join(dir, "data"));
+    // This test's process stands for the server: it holds the lock without having the store file open.
+    const lock = StoreLock.acquire(databaseFile);
+    const inUse = await runCli(["restore", snapshot, "--force"], env);
+    lock.release();
+    expect(inUse).toMatchObject({ code: 1, stdout: "" });
+    expect(inUse.stderr).toBe(`plant-store restore: the store at ${databaseFile} is in use: stop the server first\n`);
+    expect(folderState(join(dir, "data"))).toEqual(before);
+
+    const restored = await runCli(["restore", snapshot, "--force"], env);
+    expect(restored).toMatchObject({ code: 0, stderr: "" });
+    // The lock's file goes with the restore that held it.
+    expect(readdirSync(join(dir, "data"))).toEqual(["plants.db"]);
   });
 
   it("restore --force replaces a store that holds plants, and says so", async () => {

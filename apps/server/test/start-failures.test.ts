@@ -1,9 +1,11 @@
 import net from "node:net";
+import { join } from "node:path";
 import { ErrorCode } from "@plant-store/contract";
 import { expect, it, onTestFinished } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { freePort } from "./support/free-port.js";
 import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const SECRET = "start-failures-secret-at-least-32-characters";
 // untilReady: false, for the server that waits for its database.
@@ -27,11 +29,16 @@ async function takenPort(): Promise<number> {
 }
 
 it("a second server on the port of one still in its shutdown delay exits 1 with one JSON line naming PORT and the likely cause", async () => {
-  const first = await servers.start({ SHUTDOWN_DELAY_MS: "5000" });
+  // A store each: a second server on the first's store would also wait for it (sqlite-one-server.test.ts).
+  const first = await servers.start({ SHUTDOWN_DELAY_MS: "5000", DATABASE_URL: join(tempDir(), "plants.db") });
   first.child.kill("SIGTERM");
   await first.waitForStdout(/readiness is now 503/);
 
-  const second = await runServerExpectingExit({ JWT_SECRET: SECRET, PORT: String(first.port) });
+  const second = await runServerExpectingExit({
+    JWT_SECRET: SECRET,
+    PORT: String(first.port),
+    DATABASE_URL: join(tempDir(), "plants.db"),
+  });
   expect(second.code).toBe(1);
   expect(second.stderr).toBe("");
   expect(loudLines(second.stdout)).toEqual([
@@ -63,7 +70,8 @@ it.each([
     /^plant store failed to start: HOST: 192\.0\.2\.1 is not an address of this machine$/,
   ],
 ] as const)("%s: exits 1 with one JSON line naming %s", async (_case, setting, envFor, message) => {
-  const result = await runServerExpectingExit({ JWT_SECRET: SECRET, ...(await envFor()) });
+  const env = { JWT_SECRET: SECRET, DATABASE_URL: join(tempDir(), "plants.db"), ...(await envFor()) };
+  const result = await runServerExpectingExit(env);
   expect(result.code).toBe(1);
   expect(result.stderr).toBe("");
   expect(loudLines(result.stdout)).toEqual([

@@ -5,8 +5,10 @@ import { setTimeout as realTimePasses } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isTransientOpenError } from "../src/store/open-store.js";
 import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
+import { StoreLock } from "../src/store/sqlite/store-lock.js";
+import { StoreInUseError } from "../src/store/store-in-use.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
-import { retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
+import { IN_USE_LOG_EVERY_MS, retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
 import { capturingLogger } from "./support/log-capture.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "./support/temp-dir.js";
@@ -91,6 +93,58 @@ describe("WaitingStore: opening the store in the background", () => {
     await store.ping();
     expect(await store.create({ id: 1n, name: "Fern" })).toMatchObject({ kind: "created" });
     expect(log.lines().at(-1)).toMatchObject({ msg: "store open: ready", attempts: attempts() });
+  });
+
+  it("waits while another store holds the file, saying so once and then every 30 s, and opens once it lets go", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const filename = join(tempDir("plant-store-waiting-"), "plants.db");
+    // The holder is a connection of this process, as another server's would be of its own.
+    const holder = StoreLock.acquire(filename);
+    const { store, log, warnings, attempts } = waitingSqliteStore(filename);
+    const inUseLines = () => log.lines().filter((line) => String(line.msg).includes("held by another process"));
+
+    // Another process's lock fails an attempt at once, on no thread: the fake clock alone drives the wait.
+    for (let second = 0; second < 65; second++) await vi.advanceTimersByTimeAsync(1_000);
+    expect(attempts()).toBeGreaterThan(60);
+    expect(IN_USE_LOG_EVERY_MS).toBe(30_000);
+    expect(inUseLines()).toEqual(
+      [0, 1, 2].map(() =>
+        expect.objectContaining({
+          level: 40,
+          holderPid: process.pid,
+          msg: `SQLite store ${filename} is held by another process (pid ${process.pid}); waiting for it to let go`,
+        }),
+      ),
+    );
+    const waited = inUseLines().map((line) => Number(line.waitedMs));
+    expect(waited[1]! - waited[0]!).toBeGreaterThanOrEqual(IN_USE_LOG_EVERY_MS);
+    expect(waited[2]! - waited[1]!).toBeGreaterThanOrEqual(IN_USE_LOG_EVERY_MS);
+    expect(warnings()).toEqual([]);
+    expect(store.state).toMatchObject({ kind: "retrying", reason: expect.stringMatching(/held by another process/) });
+    await expect(store.create({ id: 1n, name: "Fern" })).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    holder.release();
+    await runUntil(() => store.state.kind === "open");
+    expect(await store.create({ id: 1n, name: "Fern" })).toMatchObject({ kind: "created" });
+    expect(log.lines().at(-1)).toMatchObject({ msg: "store open: ready", attempts: attempts() });
+  });
+
+  it("names the holder's host when it is another one: in a cluster each pod has its own pids", async () => {
+    const filename = join(tempDir("plant-store-waiting-"), "plants.db");
+    // A lock file as a server in another pod leaves it, held by a connection of this test's.
+    const holder = new DatabaseSync(`${filename}-lock`);
+    tearDownWith(() => holder.close());
+    holder.exec(
+      "CREATE TABLE holder (pid INTEGER NOT NULL, host TEXT NOT NULL); INSERT INTO holder VALUES (1, 'plant-store-7f9c-x2')",
+    );
+    holder.exec("BEGIN IMMEDIATE");
+    const error = await SqlitePlantStore.open(filename).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(StoreInUseError);
+    expect(error).toMatchObject({
+      holderPid: 1,
+      message: `SQLite store ${filename} is held by another process (pid 1 on plant-store-7f9c-x2)`,
+    });
+    expect(isTransientOpenError("sqlite", error)).toBe(true);
   });
 
   it("does not retry a store that cannot be created: the state is failed, with the error, after one attempt", async () => {

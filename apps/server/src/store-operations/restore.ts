@@ -5,6 +5,8 @@ import { describeSchema } from "../store/schema-version.js";
 import { sqliteMigrations } from "../store/sqlite/migrations.js";
 import { hasSqliteHeader, removeDatabaseFiles, renameDurably, sidecarFiles } from "../store/sqlite/sqlite-files.js";
 import { appliedMigrations, hasTable, integrityProblems } from "../store/sqlite/store-file.js";
+import { StoreLock } from "../store/sqlite/store-lock.js";
+import { StoreInUseError } from "../store/store-in-use.js";
 import { plantsIn } from "./snapshot.js";
 import { SnapshotError } from "../operator-errors.js";
 
@@ -39,11 +41,13 @@ export async function restoreSnapshot(snapshot: string, target: string, { force 
   if (!statSync(snapshot).isFile() || !hasSqliteHeader(snapshot))
     throw new SnapshotError(`${snapshot} is not a SQLite database`);
   const newStore = !existsSync(target);
-  const replacedPlants = plantsInTarget(target, force);
   const folder = dirname(target);
   const createdFolder = !existsSync(folder);
+  // Held until the copy is in place: a server started meanwhile waits for it, then opens the restored store.
+  const lock = createdFolder ? undefined : lockOut(target);
   const copy = `${target}.restoring`;
   try {
+    const replacedPlants = plantsInTarget(target, force);
     mkdirSync(folder, { recursive: true });
     // A WAL or journal left beside the copy by a restore killed mid-check would be replayed into this one.
     removeDatabaseFiles(copy);
@@ -55,6 +59,19 @@ export async function restoreSnapshot(snapshot: string, target: string, { force 
   } catch (error) {
     removeDatabaseFiles(copy);
     if (createdFolder) rmSync(folder, { recursive: true, force: true });
+    throw error;
+  } finally {
+    lock?.release();
+  }
+}
+
+/** The store's lock (store-lock.ts), which a running or starting server holds; refused while one does. */
+function lockOut(target: string): StoreLock {
+  try {
+    return StoreLock.acquire(target);
+  } catch (error) {
+    if (error instanceof StoreInUseError)
+      throw new SnapshotError(`the store at ${target} is in use: stop the server first`);
     throw error;
   }
 }

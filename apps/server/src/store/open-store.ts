@@ -3,6 +3,7 @@ import { type DatabaseUrl, describeDatabaseUrl } from "./database-url.js";
 import type { PlantStore } from "./plant-store.js";
 import { classifyPostgresError } from "./postgres/classify-postgres-error.js";
 import type { PostgresStoreOptions } from "./postgres/postgres-plant-store.js";
+import { StoreInUseError } from "./store-in-use.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
 import { SqlitePlantStore } from "./sqlite/sqlite-plant-store.js";
 
@@ -40,11 +41,12 @@ export async function openStore({ database, postgres }: StoreOptions, logger: Lo
 
 /**
  * Whether a failure to open the store may pass by itself, so opening is retried: PostgreSQL unreachable,
- * refusing connections for now or its migration lock not granted in time; SQLite locked by another process.
- * Anything else (authentication refused, no such database, a path that cannot be created) is a configuration
- * error that no wait fixes.
+ * refusing connections for now or its migration lock not granted in time; SQLite locked by another process, or served
+ * by another process until that one lets go (StoreInUseError). Anything else (authentication refused, no such
+ * database, a path that cannot be created) is a configuration error that no wait fixes.
  */
 export function isTransientOpenError(system: DatabaseUrl["system"], error: unknown): boolean {
+  if (error instanceof StoreInUseError) return true;
   if (system === "postgresql") return classifyPostgresError(error) instanceof StoreUnavailableError;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);

@@ -2,6 +2,7 @@ import type { NewPlant } from "@plant-store/contract";
 import type { Logger } from "../logger.js";
 import { oneLine } from "../one-line.js";
 import type { CreateOutcome, PlantStore } from "./plant-store.js";
+import { StoreInUseError } from "./store-in-use.js";
 import { StoreUnavailableError } from "./store-unavailable.js";
 
 /** Capped exponential backoff between attempts to open the store. */
@@ -14,12 +15,20 @@ export interface RetrySchedule {
 /**
  * 100 ms, doubling, capped at 1 s: a database that comes back is retried within 1 s, so the server is
  * ready about 1 s after it accepts connections (plus the connect and migration), while a long outage costs
- * each instance one connection attempt and one warn line per 0.5-1 s.
+ * each instance one connection attempt and one warn line per 0.5-1 s (a store another process holds: one line per
+ * IN_USE_LOG_EVERY_MS).
  */
 export const STORE_OPEN_RETRY: RetrySchedule = { initialMs: 100, factor: 2, maxMs: 1_000 };
 
 /** How long one attempt may take before the wait is logged (once per attempt). */
 const SLOW_ATTEMPT_MS = 2_000;
+
+/**
+ * How often a store another process holds is said again while the wait goes on. That wait is normal (the old server
+ * of a rolling update draining) or lasts until someone acts (two servers on one file): the operator needs the line
+ * once, and now and then, not once per attempt.
+ */
+export const IN_USE_LOG_EVERY_MS = 30_000;
 
 /**
  * The wait before retry number `attempt` (1 after the first failure): the capped exponential step with
@@ -56,7 +65,8 @@ export type WaitingState =
 
 /**
  * A PlantStore that opens the real one in the background, retrying transient failures with capped
- * exponential backoff and jitter, each failure logged once at warn with its reason. Until the store is open,
+ * exponential backoff and jitter, each failure logged once at warn with its reason (a store another process holds:
+ * once, then at most every IN_USE_LOG_EVERY_MS). Until the store is open,
  * creates and pings reject with StoreNotOpenError: POST /plants answers 503 StoreUnavailable with
  * Retry-After and GET /readyz 503, as in an outage, and neither logs a line of its own (the state's lines say it).
  * Its one state (`state`) changes only forward; `until()` waits for the state a caller needs.
@@ -65,6 +75,7 @@ export class WaitingStore implements PlantStore {
   #state: WaitingState = { kind: "opening", attempt: 1 };
   #store: PlantStore | undefined;
   #wake: (() => void) | undefined;
+  #inUseLoggedAt: number | undefined;
   #waiters: { accepts: (state: WaitingState) => boolean; resolve: (state: WaitingState) => void }[] = [];
 
   constructor(private readonly options: WaitingStoreOptions) {
@@ -134,7 +145,8 @@ export class WaitingStore implements PlantStore {
       // openStore's errors name DATABASE_URL where the setting is the likely cause (a host not found, say).
       const reason = oneLine(outcome.error);
       this.#enter({ kind: "retrying", attempt, reason, retryInMs });
-      this.options.logger.warn({ attempt, retryInMs, reason }, "store unavailable at start; retrying");
+      if (outcome.error instanceof StoreInUseError) this.logInUse(outcome.error, attempt, startedAt);
+      else this.options.logger.warn({ attempt, retryInMs, reason }, "store unavailable at start; retrying");
       await this.pause(retryInMs);
     }
   }
@@ -160,6 +172,17 @@ export class WaitingStore implements PlantStore {
     } finally {
       clearTimeout(slowTimer);
     }
+  }
+
+  /** The first time another process is found holding the store, then at most every IN_USE_LOG_EVERY_MS. */
+  private logInUse(error: StoreInUseError, attempt: number, startedAt: number): void {
+    const now = Date.now();
+    if (this.#inUseLoggedAt !== undefined && now - this.#inUseLoggedAt < IN_USE_LOG_EVERY_MS) return;
+    this.#inUseLoggedAt = now;
+    this.options.logger.warn(
+      { attempt, holderPid: error.holderPid, waitedMs: now - startedAt },
+      `${error.message}; waiting for it to let go`,
+    );
   }
 
   private pause(ms: number): Promise<void> {

@@ -7,6 +7,7 @@ import { type CreateOutcome, outcomeAgainst, type PlantStore, toPlant } from "..
 import { SqliteWriterError } from "./sqlite-errors.js";
 import { startSqliteThread } from "./sqlite-thread.js";
 import { SqliteWriter } from "./sqlite-writer.js";
+import { StoreLock } from "./store-lock.js";
 import type { MigrationMessage, SqliteThreadSettings } from "./thread-messages.js";
 
 export interface SqliteStoreOptions {
@@ -35,17 +36,29 @@ export class SqlitePlantStore implements PlantStore {
     maxInFlight: 1,
   });
 
-  private constructor(private readonly writer: SqliteWriter) {}
+  private constructor(
+    private readonly writer: SqliteWriter,
+    private readonly lock: StoreLock,
+  ) {}
 
-  /** Opens (creating file and folder if needed) and migrates the database at `filename`. */
+  /**
+   * Opens (creating file and folder if needed) and migrates the database at `filename`. Throws StoreInUseError, at
+   * once, while another process has it open: the file is one process's store (store-lock.ts).
+   */
   static async open(filename: string, options: SqliteStoreOptions = {}): Promise<SqlitePlantStore> {
     // A second connection (the writer thread's) to ":memory:" would be a different, empty database.
     if (filename === ":memory:")
       throw new Error("the SQLite store needs a file: an in-memory database cannot be shared");
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     mkdirSync(dirname(filename), { recursive: true });
-    await migrate({ filename, busyTimeoutMs });
-    return new SqlitePlantStore(await SqliteWriter.start({ filename, busyTimeoutMs, logger: options.logger }));
+    const lock = StoreLock.acquire(filename);
+    try {
+      await migrate({ filename, busyTimeoutMs });
+      return new SqlitePlantStore(await SqliteWriter.start({ filename, busyTimeoutMs, logger: options.logger }), lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
@@ -65,10 +78,14 @@ export class SqlitePlantStore implements PlantStore {
     await this.writer.request({ type: "ping" });
   }
 
-  /** Commits what is pending, then closes the database and ends the writer thread. */
+  /** Commits what is pending, then closes the database, ends the writer thread and lets another process open it. */
   async close(): Promise<void> {
-    await this.queue.drain();
-    await this.writer.close();
+    try {
+      await this.queue.drain();
+      await this.writer.close();
+    } finally {
+      this.lock.release();
+    }
   }
 
   /** Test-only: ends the writer thread as a crash would, to show that the store starts a new one. */
