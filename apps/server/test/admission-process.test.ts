@@ -1,8 +1,8 @@
 import { Agent, request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
-import { startCappedServer } from "./support/capped-server.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { startCappedServer } from "./support/server-process.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 
 const SECRET = "admission-process-test-secret-of-32-chars";
 // Envoy's default connection pool per upstream: a closed loop of 1,024 keep-alive connections, each sending its next

@@ -4,7 +4,7 @@ import jwt from "jsonwebtoken";
 import { describe, expect, it } from "vitest";
 import { startJwksServer } from "./support/jwks-server.js";
 import { plantBody, postPlant, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { generateSigningKey, IDP_AUDIENCE, IDP_ISSUER, idpClaims, TEST_SECRET } from "./support/tokens.js";
 
 const CRIT_REFUSED = "token header lists a critical extension (crit) the server does not understand";

@@ -15,7 +15,7 @@ import {
 import { type TestApp, testApps } from "./support/test-server.js";
 import { type JwksServer, startJwksServer } from "./support/jwks-server.js";
 import { startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const jwksServer = startJwksServer;
 

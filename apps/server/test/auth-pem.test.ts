@@ -13,7 +13,7 @@ import {
   type SigningKeyPair,
   unsignedToken,
 } from "./support/tokens.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { type TestApp, testApps } from "./support/test-server.js";
 
 const rsa = generateSigningKey("rsa");

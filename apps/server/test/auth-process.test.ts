@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
 import { generateSigningKey, nowSeconds } from "./support/tokens.js";
 import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const key = generateSigningKey("rsa");
 

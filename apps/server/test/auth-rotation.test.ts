@@ -18,7 +18,7 @@ import {
 } from "./support/tokens.js";
 import { type TestApp, testApps } from "./support/test-server.js";
 import { expectConfigError } from "./support/config-error.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const CURRENT = "the-secret-tokens-are-signed-with-now-0001";
 const PREVIOUS = "the-secret-tokens-were-signed-with-before-01";

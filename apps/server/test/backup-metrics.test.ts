@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli, startCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
 import { TEST_SECRET } from "./support/test-server.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const servers = serverProcesses({
   JWT_SECRET: TEST_SECRET,

@@ -6,8 +6,8 @@ import { signToken } from "../src/auth/sign-token.js";
 import { StoreLock } from "../src/store/sqlite/store-lock.js";
 import { runCli } from "./support/cli-process.js";
 import { plantBody, postPlant, startServerOnFile } from "./support/server-process.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
-import { tempDir } from "./support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { TEST_SECRET } from "./support/test-server.js";
 
 // backup and restore refusing what they must refuse, and restore --force, through real processes: each a CLI run on

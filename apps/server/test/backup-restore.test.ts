@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { runCli, startCli } from "./support/cli-process.js";
 import { plantBody, postPlant, type ServerProcess, startServerOnFile } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { TEST_SECRET } from "./support/test-server.js";
 
 // The load: creates offered at a fixed rate, open loop (each sent on time whether or not earlier ones were

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { startCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
-import { tempDir } from "./support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { TEST_SECRET } from "./support/test-server.js";
 
 // The schedule's turns, its --keep and its stop, through real processes. They mostly wait for the next turn, so they

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { type CliResult, runCli } from "./support/cli-process.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
-import { tempDir } from "./support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SERVER_DIR = fileURLToPath(new URL("../", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -7,7 +7,7 @@ import { migratePostgres } from "../src/store/postgres/postgres-plant-store.js";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { runCli } from "./support/cli-process.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 // copy-store's verification of a target holding other plants, its refusals and its progress line: small stores, run
 // beside other files (the copies of 100,000 plants, killed runs and the move under a writing server are in

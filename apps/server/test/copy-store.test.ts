@@ -11,8 +11,8 @@ import { createTestDatabase, describePostgres, type TestDatabase } from "./suppo
 import { captureOutput } from "@plant-store/test-support/child-output";
 import { type CliResult, runCli, startCli } from "./support/cli-process.js";
 import { startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { fillSqliteStore, type StoredPlant } from "../src/testing/fill-sqlite-store.js";
 import { TEST_SECRET } from "./support/test-server.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { maskPassword, parseDatabaseUrl } from "../src/store/database-url.js";
 import { runCli } from "./support/cli-process.js";
 import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "database-url-secret-at-least-32-characters";
 

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const SECRET = "deploy-test-secret-of-at-least-32-chars!";

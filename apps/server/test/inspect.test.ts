@@ -7,8 +7,8 @@ import { PostgresPlantStore } from "../src/store/postgres/postgres-plant-store.j
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
 import { runCli } from "./support/cli-process.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
-import { tempDir as makeTempDir } from "./support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir as makeTempDir } from "@plant-store/test-support/temp-dir";
 
 const plants = [
   { id: 1n, name: "Oak", tag: null },

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./support/cli-process.js";
 import { serverProcesses } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const README = fileURLToPath(new URL("../../../README.md", import.meta.url));
 

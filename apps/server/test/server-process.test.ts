@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { runServerExpectingExit, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "process-test-secret-of-at-least-32-chars";
 

@@ -7,8 +7,8 @@ import { signToken } from "../src/auth/sign-token.js";
 import { type PostRecord, postThrough } from "./support/keep-alive-posts.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
-import { tempDir } from "./support/temp-dir.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 
 const SECRET = "drain-test-secret-of-at-least-32-characters";
 const HEADERS = { authorization: `Bearer ${signToken({ secret: SECRET })}`, "content-type": "application/json" };

@@ -3,9 +3,9 @@ import { ErrorCode } from "@plant-store/contract";
 import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { slowPost } from "./support/slow-request.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 
 const SECRET = "shutdown-test-secret-of-at-least-32-chars";
 

@@ -20,9 +20,9 @@ import { SqlitePlantStore, type SqliteStoreOptions } from "../src/store/sqlite/s
 import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import type { PlantRow } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { tearDownWith } from "@plant-store/test-support/teardown";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 /** The names of this process's threads (Linux keeps the first 15 characters of each). */
 function threadNames(): string[] {

@@ -9,9 +9,9 @@ import { SqlitePlantStore } from "../src/store/sqlite/sqlite-plant-store.js";
 import { MemoryPlantStore } from "./support/memory-plant-store.js";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "./support/postgres.js";
 import { appOver } from "./support/store-app.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { tearDownWith } from "@plant-store/test-support/teardown";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 /** A store under test, empty at the start of each test, and a way to read what it really holds. */
 interface StoreFixture {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { startOtlpReceiver } from "./support/otlp-receiver.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 // A traced server whose collector fails it, held to wall-clock bounds (its requests and its stop must not wait out the
 // exporter's timeout): it runs alone, so no other file's work stretches it. The traces themselves: tracing.test.ts.

@@ -5,7 +5,7 @@ import { signToken } from "../src/auth/sign-token.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
 import { type ReceivedSpan, startOtlpReceiver } from "./support/otlp-receiver.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "tracing-test-secret-of-at-least-32-chars";
 const REPORT_LOADED_MODULES = `--import ${new URL("./support/report-loaded-modules.mjs", import.meta.url).href}`;

@@ -11,7 +11,7 @@ import { createTestDatabase, describePostgres, type TestDatabase } from "./suppo
 import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "waiting-start-secret-at-least-32-characters";
 const TOKEN = signToken({ secret: SECRET });

@@ -11,7 +11,7 @@ import { StoreUnavailableError } from "../src/store/store-unavailable.js";
 import { IN_USE_LOG_EVERY_MS, retryDelayMs, STORE_OPEN_RETRY, WaitingStore } from "../src/store/waiting-store.js";
 import { capturingLogger } from "./support/log-capture.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 afterEach(() => {
   vi.useRealTimers();

@@ -120,8 +120,8 @@ export function startServerProcess(
   });
 }
 
-/** A bearer token from the server's own `plant-store issue-token`, for the key configured in `env` (JWT_SECRET…). */
-async function issueTokenWithCli(cli: string, env: Record<string, string>, subject: string): Promise<string> {
+/** A bearer token from the server's own `plant-store issue-token` (`cli`), for the key configured in `env` (JWT_SECRET…). */
+export async function issueTokenWithCli(cli: string, env: Record<string, string>, subject: string): Promise<string> {
   const child = spawn(process.execPath, [cli, "issue-token", subject], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

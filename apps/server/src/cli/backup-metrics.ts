@@ -1,8 +1,7 @@
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import { createLogger } from "../logger.js";
-import { createMetricsServer } from "../startup/metrics-server.js";
+import { closeMetricsServer, createMetricsServer } from "../startup/metrics-server.js";
 import { CommandError } from "../operator-errors.js";
 
 /** What `backup --dir --metrics-port` serves: enough to alert on a schedule that stopped producing snapshots. */
@@ -72,7 +71,7 @@ export async function serveBackupMetrics(
     });
   });
   const shown = address.address.includes(":") ? `[${address.address}]` : address.address;
-  return { url: `http://${shown}:${address.port}/metrics`, close: () => closeServer(server) };
+  return { url: `http://${shown}:${address.port}/metrics`, close: () => closeMetricsServer(server) };
 }
 
 function listenProblem(error: NodeJS.ErrnoException, where: string): string {
@@ -81,12 +80,4 @@ function listenProblem(error: NodeJS.ErrnoException, where: string): string {
   if (error.code === "EACCES") return `not allowed to listen on ${where} (ports under 1024 need privileges)`;
   if (error.code === "EADDRNOTAVAIL") return `${where}: no interface has that address (METRICS_HOST or HOST)`;
   return `cannot listen on ${where}: ${error.message}`;
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // A scraper's keep-alive connection would hold the close open.
-    server.closeAllConnections();
-  });
 }

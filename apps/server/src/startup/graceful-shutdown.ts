@@ -3,6 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../logger.js";
 import type { Lifecycle } from "../process-state/lifecycle.js";
 import { stopAccepting } from "../runtime-internals/stop-accepting.js";
+import { closeMetricsServer } from "./metrics-server.js";
 import type { PlantStore } from "../store/plant-store.js";
 
 export interface ShutdownDeps {
@@ -67,15 +68,7 @@ async function run(deps: ShutdownDeps, signal: string, delayMs: number): Promise
   await drained;
   clearTimeout(deadline);
 
-  await Promise.all(
-    deps.auxiliaryServers.map(
-      (aux) =>
-        new Promise<void>((resolve) => {
-          aux.close(() => resolve());
-          aux.closeAllConnections();
-        }),
-    ),
-  );
+  await Promise.all(deps.auxiliaryServers.map(closeMetricsServer));
   await deps.store.close();
   await deps.tracing.shutdown(Math.max(0, timeoutAt - Date.now()));
   logger.info("stopped");

@@ -20,3 +20,11 @@ export function createMetricsServer(registry: Registry, logger: Logger): Server 
   app.use(errorHandler(logger));
   return createServer(app);
 }
+
+/** Stops a metrics server and drops its connections: a scraper's keep-alive connection would hold close() open. */
+export function closeMetricsServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -77,9 +77,11 @@ export class WaitingStore implements PlantStore {
   #wake: (() => void) | undefined;
   #inUseLoggedAt: number | undefined;
   #waiters: { accepts: (state: WaitingState) => boolean; resolve: (state: WaitingState) => void }[] = [];
+  readonly #options: WaitingStoreOptions;
 
-  constructor(private readonly options: WaitingStoreOptions) {
-    void this.run();
+  constructor(options: WaitingStoreOptions) {
+    this.#options = options;
+    void this.#run();
   }
 
   get state(): WaitingState {
@@ -107,25 +109,25 @@ export class WaitingStore implements PlantStore {
     await this.#store?.close();
   }
 
-  private get closed(): boolean {
+  get #closed(): boolean {
     return this.#state.kind === "closed";
   }
 
   #enter(state: WaitingState): void {
-    if (this.closed) return;
+    if (this.#closed) return;
     this.#state = state;
     const waiting = this.#waiters;
     this.#waiters = waiting.filter((waiter) => !waiter.accepts(state));
     for (const waiter of waiting) if (waiter.accepts(state)) waiter.resolve(state);
   }
 
-  private async run(): Promise<void> {
-    const { schedule = STORE_OPEN_RETRY } = this.options;
+  async #run(): Promise<void> {
+    const { schedule = STORE_OPEN_RETRY } = this.#options;
     const startedAt = Date.now();
-    for (let attempt = 1; !this.closed; attempt++) {
+    for (let attempt = 1; !this.#closed; attempt++) {
       this.#enter({ kind: "opening", attempt });
-      const outcome = await this.attempt(attempt);
-      if (this.closed) {
+      const outcome = await this.#attempt(attempt);
+      if (this.#closed) {
         if ("store" in outcome) await outcome.store.close();
         return;
       }
@@ -133,21 +135,21 @@ export class WaitingStore implements PlantStore {
         this.#store = outcome.store;
         this.#enter({ kind: "open", attempts: attempt });
         if (attempt > 1 || outcome.slow) {
-          this.options.logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
+          this.#options.logger.info({ attempts: attempt, waitedMs: Date.now() - startedAt }, "store open: ready");
         }
         return;
       }
-      if (!this.options.isTransient(outcome.error)) {
+      if (!this.#options.isTransient(outcome.error)) {
         this.#enter({ kind: "failed", error: outcome.error });
         return;
       }
-      const retryInMs = Math.round(retryDelayMs(attempt, schedule, this.options.random));
+      const retryInMs = Math.round(retryDelayMs(attempt, schedule, this.#options.random));
       // openStore's errors name DATABASE_URL where the setting is the likely cause (a host not found, say).
       const reason = oneLine(outcome.error);
       this.#enter({ kind: "retrying", attempt, reason, retryInMs });
-      if (outcome.error instanceof StoreInUseError) this.logInUse(outcome.error, attempt, startedAt);
-      else this.options.logger.warn({ attempt, retryInMs, reason }, "store unavailable at start; retrying");
-      await this.pause(retryInMs);
+      if (outcome.error instanceof StoreInUseError) this.#logInUse(outcome.error, attempt, startedAt);
+      else this.#options.logger.warn({ attempt, retryInMs, reason }, "store unavailable at start; retrying");
+      await this.#pause(retryInMs);
     }
   }
 
@@ -155,18 +157,18 @@ export class WaitingStore implements PlantStore {
    * One attempt to open. One that neither succeeds nor fails soon is waiting: on a migration lock another instance
    * holds (Kysely waits for it), or on a connection that gets no answer (up to PG_CONNECT_TIMEOUT_MS); said once.
    */
-  private async attempt(attempt: number): Promise<{ store: PlantStore; slow: boolean } | { error: unknown }> {
+  async #attempt(attempt: number): Promise<{ store: PlantStore; slow: boolean } | { error: unknown }> {
     let slow = false;
     const slowTimer = setTimeout(() => {
       slow = true;
-      this.options.logger.info(
+      this.#options.logger.info(
         { attempt, waitedMs: SLOW_ATTEMPT_MS },
         "store still opening: waiting on the database or its migration lock",
       );
     }, SLOW_ATTEMPT_MS);
     slowTimer.unref?.();
     try {
-      return { store: await this.options.open(), slow };
+      return { store: await this.#options.open(), slow };
     } catch (error) {
       return { error };
     } finally {
@@ -175,17 +177,17 @@ export class WaitingStore implements PlantStore {
   }
 
   /** The first time another process is found holding the store, then at most every IN_USE_LOG_EVERY_MS. */
-  private logInUse(error: StoreInUseError, attempt: number, startedAt: number): void {
+  #logInUse(error: StoreInUseError, attempt: number, startedAt: number): void {
     const now = Date.now();
     if (this.#inUseLoggedAt !== undefined && now - this.#inUseLoggedAt < IN_USE_LOG_EVERY_MS) return;
     this.#inUseLoggedAt = now;
-    this.options.logger.warn(
+    this.#options.logger.warn(
       { attempt, holderPid: error.holderPid, waitedMs: now - startedAt },
       `${error.message}; waiting for it to let go`,
     );
   }
 
-  private pause(ms: number): Promise<void> {
+  #pause(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.#wake = () => {

@@ -10,7 +10,7 @@ import {
   type RawResponse,
   rawCreateRequest,
 } from "./support/raw-http.js";
-import { tempDir } from "../support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };

@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describePostgres, type PlantRow, type TestDatabase } from "../support/postgres.js";
 import { type ServerProcess, serverProcesses } from "../support/server-process.js";
 import { TEST_SECRET, testToken } from "../support/tokens.js";
-import { querySqliteFile } from "../support/sqlite-file.js";
-import { tempDir } from "../support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };

@@ -6,8 +6,8 @@ import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { hostileConnection } from "./support/hostile-http.js";
 import { openRawConnection, parseResponses } from "./support/raw-http.js";
-import { querySqliteFile } from "../support/sqlite-file.js";
-import { tempDir } from "../support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */
 const RELIABILITY_ENV = { HOST: "127.0.0.1", JWT_SECRET: TEST_SECRET, VALIDATE_RESPONSES: "true" };

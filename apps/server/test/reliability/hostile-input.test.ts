@@ -7,8 +7,8 @@ import { type ServerProcess, serverProcesses } from "../support/server-process.j
 import { TEST_SECRET, testToken } from "../support/tokens.js";
 import { contractViolation } from "./support/contract-response.js";
 import { describeRequest, type HostileRequest, hostileRequest } from "./support/hostile-requests.js";
-import { querySqliteFile } from "../support/sqlite-file.js";
-import { tempDir } from "../support/temp-dir.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { tearDownWith } from "@plant-store/test-support/teardown";
 
 /** How the reliability suites run the built server: on loopback, every response checked against the contract. */

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { captureOutput } from "@plant-store/test-support/child-output";
+import * as capped from "@plant-store/test-support/capped-server";
 import * as processes from "@plant-store/test-support/server-process";
 import type { ServerProcess } from "@plant-store/test-support/server-process";
 import { CLI } from "./cli-process.js";
@@ -24,6 +25,10 @@ export function startServerProcess(
 /** startServerWithToken of @plant-store/test-support over this package's built server. */
 export const startServerWithToken = (env: Record<string, string>, subject: string) =>
   processes.startServerWithToken({ main: MAIN, cli: CLI }, env, subject);
+
+/** startCappedServer of @plant-store/test-support over this package's built server. */
+export const startCappedServer = (env: Record<string, string>, cpu: Parameters<typeof capped.startCappedServer>[2]) =>
+  capped.startCappedServer(MAIN, env, cpu);
 
 /** startServerProcess over environment variables a test file shares (merged with each call's). */
 export function serverProcesses(

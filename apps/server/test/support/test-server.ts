@@ -12,7 +12,7 @@ import {
   startPlantStore,
 } from "../../src/startup/start-plant-store.js";
 import { MemoryPlantStore } from "./memory-plant-store.js";
-import { querySqliteFile } from "./sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { tearDownWith } from "@plant-store/test-support/teardown";
 import { TEST_SECRET } from "./tokens.js";
 

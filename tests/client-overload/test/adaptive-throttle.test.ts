@@ -6,15 +6,14 @@ import {
   PlantStoreTimeoutError,
 } from "@plant-store/client";
 import { describe, expect, it } from "vitest";
-import { signToken } from "../src/auth/sign-token.js";
-import { startCappedServer } from "./support/capped-server.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { issueTokens, startCappedServer } from "../support/capped-server.js";
 
 const SECRET = "adaptive-throttle-test-secret-of-32-chars";
 // A fleet of clients with the throttle's default settings offers an open loop of calls, each with a 1 s timeout, to
 // the built server (its default settings), warmed up, then held to a twentieth of a core: several times what it
 // serves in time (here about 500 calls a second offered, 100 stored), so most requests time out or are refused and
-// the clients start refusing calls themselves. It needs the server capped, as client-retry-budget.test.ts does, and
+// the clients start refusing calls themselves. It needs the server capped, as retry-budget.test.ts does, and
 // skips, saying why, where it cannot be (capped-server.ts). The run ends once
 // the fleet has refused enough calls locally and stored enough plants, or after 20 s; nothing asserts a rate or a time.
 const CPU_CORES = 0.05;
@@ -41,12 +40,12 @@ interface FleetClient {
   create: (id: number) => Promise<Outcome>;
 }
 
-function fleetClient(baseUrl: string, index: number): FleetClient {
+function fleetClient(baseUrl: string, token: string): FleetClient {
   const throttle = new AdaptiveThrottle();
   const client: FleetClient = { throttle, sent: 0, create: async () => ({ kind: "stored" }) };
   const plants = createPlantStoreClient({
     baseUrl,
-    token: signToken({ secret: SECRET, subject: `client-${index}` }),
+    token,
     timeoutMs: TIMEOUT_MS,
     throttle,
     fetch: (input, init) => {
@@ -92,12 +91,9 @@ async function runOpenLoop(fleet: FleetClient[], enough: (outcomes: Outcome[]) =
   return outcomes;
 }
 
-/** Warmed up uncapped (compiled code, prepared statements), with clients of their own, before the cap. */
-async function warmUp(server: { baseUrl: string }): Promise<void> {
-  const client = createPlantStoreClient({
-    baseUrl: server.baseUrl,
-    token: signToken({ secret: SECRET, subject: "warm-up" }),
-  });
+/** Warmed up uncapped (compiled code, prepared statements), with a client of its own, before the cap. */
+async function warmUp(server: { baseUrl: string }, token: string): Promise<void> {
+  const client = createPlantStoreClient({ baseUrl: server.baseUrl, token });
   for (let lane = 0; lane < 10; lane++)
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => client.plants.createOrThrow({ id: -(lane * 20 + i + 1), name: "Warm-up" })),
@@ -111,13 +107,17 @@ describe("a client fleet with adaptive throttling against the built server over 
   it("refuses calls locally, typed and without a request, and still stores plants", { timeout: 90_000 }, async ({
     skip,
   }) => {
+    const [warmUpToken, ...tokens] = await issueTokens(SECRET, [
+      "warm-up",
+      ...Array.from({ length: CLIENTS }, (_, index) => `client-${index}`),
+    ]);
     const server = await startCappedServer(
       { JWT_SECRET: SECRET },
-      { cores: CPU_CORES, periodUs: CPU_PERIOD_US, warmUp },
+      { cores: CPU_CORES, periodUs: CPU_PERIOD_US, warmUp: (started) => warmUp(started, warmUpToken!) },
     );
     // Uncapped, the server keeps up and refuses nothing: no client would have reason to hold back.
     if (!server.capped) skip(`needs the server under a CPU cap, and it runs uncapped: ${server.uncappedBecause}`);
-    const fleet = Array.from({ length: CLIENTS }, (_, index) => fleetClient(server.baseUrl, index));
+    const fleet = tokens.map((token) => fleetClient(server.baseUrl, token));
     const outcomes = await runOpenLoop(
       fleet,
       (done) => count(done, "refused locally") >= ENOUGH.refusedLocally && count(done, "stored") >= ENOUGH.stored,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tearDownWith } from "@plant-store/test-support/teardown";
+import { tearDownWith } from "./teardown.js";
 
 /** A fresh folder under the system's temp folder, removed with everything in it when the test (or file) is done. */
 export function tempDir(prefix = "plant-store-test-"): string {

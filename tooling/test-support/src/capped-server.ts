@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { type CpuCap, cpuCap } from "@plant-store/test-support/cpu-cap";
-import { tearDownWith } from "@plant-store/test-support/teardown";
+import { type CpuCap, cpuCap } from "./cpu-cap.js";
 import { type ServerProcess, startServerProcess } from "./server-process.js";
+import { tearDownWith } from "./teardown.js";
 import { tempDir } from "./temp-dir.js";
 
 export interface CappedServer extends ServerProcess {
@@ -51,16 +51,17 @@ async function servesUnderCap(baseUrl: string, cores: number): Promise<boolean> 
 }
 
 /**
- * The built server over a fresh SQLite file, held to `cores` of CPU in a cgroup (`periodUs` as cpuCap takes it) once
+ * The built server (`main`, its dist/main.js) over a fresh SQLite file, held to `cores` of CPU in a cgroup (`periodUs` as cpuCap takes it) once
  * `warmUp`, if given, has run uncapped. When the test (or file) ends it is killed (-9) and then its cgroup removed,
  * in that order: the kernel refuses to remove a cgroup that still holds a process.
  */
 export async function startCappedServer(
+  main: string,
   env: Record<string, string>,
   cpu: { cores: number; periodUs?: number; warmUp?: (server: ServerProcess) => Promise<void> },
 ): Promise<CappedServer> {
   const databaseFile = join(tempDir("plant-store-capped-"), "plants.db");
-  const server = await startServerProcess({ DATABASE_URL: databaseFile, ...env }, { keepOutputChars: 64 * 1024 });
+  const server = await startServerProcess(main, { DATABASE_URL: databaseFile, ...env }, { keepOutputChars: 64 * 1024 });
   let cap: CpuCap | undefined;
   tearDownWith(async () => {
     await server.kill9();

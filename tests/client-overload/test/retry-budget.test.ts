@@ -5,9 +5,8 @@ import {
   type RetryBudgetOptions,
 } from "@plant-store/client";
 import { describe, expect, it } from "vitest";
-import { signToken } from "../src/auth/sign-token.js";
-import { startCappedServer } from "./support/capped-server.js";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
+import { issueTokens, startCappedServer } from "../support/capped-server.js";
 
 const SECRET = "retry-budget-test-secret-of-32-characters";
 // A fleet of clients, each with its own budget, keeps 500 calls in flight against the built server held to a tenth
@@ -38,7 +37,7 @@ const allowedRetries = (runs: ClientRun[]) =>
   runs.reduce((sum, run) => sum + FLOOR + BUDGET.ratio * run.results.length, 0);
 
 /** The fleet: each client's calls in `IN_FLIGHT_PER_CLIENT` lanes, each request counted, until `done()`. */
-async function runFleet(baseUrl: string): Promise<ClientRun[]> {
+async function runFleet(baseUrl: string, tokens: string[]): Promise<ClientRun[]> {
   const runs: ClientRun[] = Array.from({ length: CLIENTS }, () => ({ results: [], requests: 0, shed: 0 }));
   const deadline = performance.now() + RUN_MS;
   const done = () =>
@@ -47,10 +46,10 @@ async function runFleet(baseUrl: string): Promise<ClientRun[]> {
   const client = (run: ClientRun, index: number) => {
     const plants = createPlantStoreClient({
       baseUrl,
-      token: signToken({ secret: SECRET, subject: `client-${index}` }),
+      token: tokens[index]!,
       retries: 2,
       retryBudget: BUDGET,
-      // The budget alone: the throttle would turn some calls into local refusals (client-adaptive-throttle.test.ts).
+      // The budget alone: the throttle would turn some calls into local refusals (adaptive-throttle.test.ts).
       throttle: false,
       fetch: async (input, init) => {
         run.requests++;
@@ -75,13 +74,17 @@ describe("a client fleet against the built server under overload", () => {
   it("retries within each client's budget; past it the 503 Overloaded is the call's typed result", {
     timeout: 90_000,
   }, async ({ skip }) => {
+    const tokens = await issueTokens(
+      SECRET,
+      Array.from({ length: CLIENTS }, (_, index) => `client-${index}`),
+    );
     const server = await startCappedServer(
       { JWT_SECRET: SECRET, ADMISSION_CONTROL: "true", QUEUE_TIMEOUT_MS: "50" },
       { cores: CPU_CORES },
     );
     // Uncapped, the server keeps up and sheds nothing: there would be no budget to test.
     if (!server.capped) skip(`needs the server under a CPU cap, and it runs uncapped: ${server.uncappedBecause}`);
-    const runs = await runFleet(server.baseUrl);
+    const runs = await runFleet(server.baseUrl, tokens);
     const results = runs.flatMap((run) => run.results);
     const requests = runs.reduce((sum, run) => sum + run.requests, 0);
     const shed = runs.reduce((sum, run) => sum + run.shed, 0);
