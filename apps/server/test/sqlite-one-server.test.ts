@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode } from "@plant-store/contract";
 import { describe, expect, it } from "vitest";
-import { querySqliteFile } from "./support/sqlite-file.js";
+import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 import { TEST_SECRET, testToken } from "./support/tokens.js";
 
 const TOKEN = testToken();

@@ -5,7 +5,7 @@ import { expect, it, onTestFinished } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { freePort } from "./support/free-port.js";
 import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
-import { tempDir } from "./support/temp-dir.js";
+import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "start-failures-secret-at-least-32-characters";
 // untilReady: false, for the server that waits for its database.
