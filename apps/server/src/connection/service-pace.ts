@@ -1,7 +1,13 @@
 /** Dispatches are counted over windows of at least this much wall time. */
 const WINDOW_MS = 50;
-/** Each window or answer moves an estimate this much of the way: about the last twenty count. */
+/** Each window moves the dispatch rate this much of the way: about the last twenty count. */
 const SMOOTHING = 0.1;
+/**
+ * The time from dispatch to answer is the longest of the last SERVICE_SAMPLES answers, not their mean: a request
+ * dispatched with less time left than that may be answered after its caller gave up, and a late 2xx is work wasted
+ * twice (the caller retries it).
+ */
+const SERVICE_SAMPLES = 128;
 
 /**
  * How fast the server gets through its queue now, from what it did recently: how many requests it dispatches a
@@ -10,6 +16,8 @@ const SMOOTHING = 0.1;
  */
 export class ServicePace {
   #perMs = 0;
+  #samples = new Float64Array(SERVICE_SAMPLES);
+  #next = 0;
   #serviceMs = 0;
   #windowStartMs: number | undefined;
   #windowCount = 0;
@@ -36,10 +44,15 @@ export class ServicePace {
 
   /** A request answered `latencyMs` after its dispatch. */
   answered(latencyMs: number): void {
-    this.#serviceMs = this.#serviceMs === 0 ? latencyMs : this.#serviceMs + SMOOTHING * (latencyMs - this.#serviceMs);
+    const evicted = this.#samples[this.#next]!;
+    this.#samples[this.#next] = latencyMs;
+    this.#next = (this.#next + 1) % SERVICE_SAMPLES;
+    if (latencyMs >= this.#serviceMs) this.#serviceMs = latencyMs;
+    // The longest left the window: the next longest is found again, once per such eviction.
+    else if (evicted === this.#serviceMs) this.#serviceMs = Math.max(...this.#samples);
   }
 
-  /** How long after dispatch an answer comes, recently; 0 before the first answer. */
+  /** How long after dispatch an answer comes, at most, of the last answers; 0 before the first answer. */
   get serviceMs(): number {
     return this.#serviceMs;
   }
