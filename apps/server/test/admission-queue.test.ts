@@ -149,17 +149,26 @@ describe("the service pace", () => {
     expect(pace.waitMs(1_000)).toBe(250);
   });
 
-  it("takes the longest time from dispatch to answer of the last 128 answers", () => {
+  it("takes the longest time from dispatch to answer of the last half second to second, and forgets it after", () => {
     const pace = new ServicePace();
-    expect(pace.serviceMs).toBe(0);
-    pace.answered(20);
-    expect(pace.serviceMs).toBe(20);
-    pace.answered(300);
-    for (let i = 0; i < 126; i++) pace.answered(10);
-    expect(pace.serviceMs).toBe(300);
-    // Two more answers push out the 20 ms one, then the 300 ms one: the longest left is 10 ms.
-    pace.answered(10);
-    pace.answered(10);
-    expect(pace.serviceMs).toBe(10);
+    expect(pace.serviceMs(0)).toBe(0);
+    pace.answered(20, 0);
+    pace.answered(300, 100);
+    for (let at = 200; at < 900; at += 10) pace.answered(10, at);
+    expect(pace.serviceMs(900)).toBe(300);
+    // 300 ms was in the window that ended at 500: remembered through the next one, gone after it.
+    expect(pace.serviceMs(1_000)).toBe(10);
+    expect(pace.serviceMs(2_100)).toBe(0);
+  });
+
+  it("counts the event loop's turns only while requests were left waiting: what a caller may have waited unseen", () => {
+    const pace = new ServicePace();
+    pace.turnStarted(0, false);
+    pace.turnStarted(400, false);
+    expect(pace.unseenMs(400)).toBe(0);
+    pace.turnStarted(430, true);
+    pace.turnStarted(450, true);
+    expect(pace.unseenMs(450)).toBe(30);
+    expect(pace.unseenMs(2_000)).toBe(0);
   });
 });

@@ -2,25 +2,49 @@
 const WINDOW_MS = 50;
 /** Each window moves the dispatch rate this much of the way: about the last twenty count. */
 const SMOOTHING = 0.1;
-/**
- * The time from dispatch to answer is the longest of the last SERVICE_SAMPLES answers, not their mean: a request
- * dispatched with less time left than that may be answered after its caller gave up, and a late 2xx is work wasted
- * twice (the caller retries it).
- */
-const SERVICE_SAMPLES = 128;
+/** How far back the longest answer and the longest turn are remembered: between one and two of these. */
+const RECENT_MS = 500;
+
+/** The largest value recorded in the last RECENT_MS to 2 x RECENT_MS of wall time (two windows, no list). */
+class RecentMax {
+  #windowStartMs = Number.NEGATIVE_INFINITY;
+  #current = 0;
+  #previous = 0;
+
+  record(value: number, nowMs: number): void {
+    this.#roll(nowMs);
+    if (value > this.#current) this.#current = value;
+  }
+
+  value(nowMs: number): number {
+    this.#roll(nowMs);
+    return Math.max(this.#current, this.#previous);
+  }
+
+  #roll(nowMs: number): void {
+    const elapsedMs = nowMs - this.#windowStartMs;
+    if (elapsedMs < RECENT_MS) return;
+    this.#previous = elapsedMs < 2 * RECENT_MS ? this.#current : 0;
+    this.#current = 0;
+    this.#windowStartMs = nowMs;
+  }
+}
 
 /**
- * How fast the server gets through its queue now, from what it did recently: how many requests it dispatches a
- * millisecond, and how long one takes from dispatch to answer. Admission control asks it whether a request can
- * still be served before its deadline. Pure: every time is the caller's, in wall-clock milliseconds.
+ * How fast the server gets through its queue now, from what it did in the last second or so: how many requests it
+ * dispatches a millisecond, the longest a request took from dispatch to answer, and the longest event-loop turn
+ * while requests waited. Admission control asks it whether a request can still be answered before its deadline.
+ * Longest, not mean: a request dispatched with less time left than the slowest recent answer may be answered after
+ * its caller gave up, and a late 2xx is work wasted twice (the caller retries it). Pure: every time is the caller's,
+ * in wall-clock milliseconds.
  */
 export class ServicePace {
   #perMs = 0;
-  #samples = new Float64Array(SERVICE_SAMPLES);
-  #next = 0;
-  #serviceMs = 0;
   #windowStartMs: number | undefined;
   #windowCount = 0;
+  #service = new RecentMax();
+  #turn = new RecentMax();
+  #lastTurnMs: number | undefined;
 
   /**
    * `count` requests dispatched at `nowMs`; `busy`: some were left waiting. Only busy windows count: a server that
@@ -42,19 +66,31 @@ export class ServicePace {
     this.#windowCount = 0;
   }
 
-  /** A request answered `latencyMs` after its dispatch. */
-  answered(latencyMs: number): void {
-    const evicted = this.#samples[this.#next]!;
-    this.#samples[this.#next] = latencyMs;
-    this.#next = (this.#next + 1) % SERVICE_SAMPLES;
-    if (latencyMs >= this.#serviceMs) this.#serviceMs = latencyMs;
-    // The longest left the window: the next longest is found again, once per such eviction.
-    else if (evicted === this.#serviceMs) this.#serviceMs = Math.max(...this.#samples);
+  /**
+   * The dispatcher's turn starts at `nowMs`; `followsBusyTurn`: the last one left requests waiting, so this one came
+   * a whole event-loop turn later.
+   */
+  turnStarted(nowMs: number, followsBusyTurn: boolean): void {
+    if (followsBusyTurn && this.#lastTurnMs !== undefined) this.#turn.record(nowMs - this.#lastTurnMs, nowMs);
+    this.#lastTurnMs = nowMs;
   }
 
-  /** How long after dispatch an answer comes, at most, of the last answers; 0 before the first answer. */
-  get serviceMs(): number {
-    return this.#serviceMs;
+  /** A request answered at `nowMs`, `latencyMs` after its dispatch. */
+  answered(latencyMs: number, nowMs: number): void {
+    this.#service.record(latencyMs, nowMs);
+  }
+
+  /** The longest a request took from dispatch to answer lately; 0 when none was answered lately. */
+  serviceMs(nowMs: number): number {
+    return this.#service.value(nowMs);
+  }
+
+  /**
+   * The longest event-loop turn lately while requests waited: how long a request may have been in its socket,
+   * unread, before the server saw it (time its caller counted and the server cannot). 0 on a server that keeps up.
+   */
+  unseenMs(nowMs: number): number {
+    return this.#turn.value(nowMs);
   }
 
   /** How long a request arriving behind `queued` others waits for its dispatch; 0 before the first busy window. */

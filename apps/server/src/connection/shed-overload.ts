@@ -73,8 +73,8 @@ const clientGone = ({ req }: Exchange) => req.socket === null || req.socket.dest
 /**
  * Admission control between node:http and Express: a queue that bounds how long a request waits, never how many are
  * served at once (admission-queue.ts). Each parsed request gets a deadline: the shortest its caller states
- * (request-deadline.ts: Envoy's `x-envoy-expected-rq-timeout-ms`, the client's `x-request-timeout-ms`), or the
- * queue timeout. Once per event-loop turn, in the check phase, a dispatcher takes out the requests past their
+ * (request-deadline.ts: Envoy's `x-envoy-expected-rq-timeout-ms`, the client's `x-request-timeout-ms`), less the
+ * longest recent event-loop turn (service-pace.ts: how long it may have sat unread), or the queue timeout. Once per event-loop turn, in the check phase, a dispatcher takes out the requests past their
  * deadline, and hands the rest to Express within DISPATCH_BUDGET_MS of CPU. A request that cannot be answered before
  * its deadline (it is past it, or an answer takes longer than it has left) gets the static 503 Overloaded with
  * Retry-After, without any work, and one whose client has gone is dropped; a request with a deadline of its own that
@@ -136,7 +136,10 @@ export function shedOverload(
 
   const dispatch = ({ item, arrivedMs }: Queued<Exchange>, dispatchedMs: number) => {
     queueDuration.observe((dispatchedMs - arrivedMs) / 1000);
-    item.res.once("close", () => pace.answered(clock.wallMs() - dispatchedMs));
+    item.res.once("close", () => {
+      const answeredMs = clock.wallMs();
+      pace.answered(answeredMs - dispatchedMs, answeredMs);
+    });
     app(item.req, item.res);
   };
 
@@ -149,25 +152,29 @@ export function shedOverload(
     if ((unlogged > 0 || dropped > 0) && logWindow === undefined) logShed();
   };
 
+  let leftWaiting = false;
   const drain = () => {
     scheduled = false;
     nowMs = clock.wallMs();
+    pace.turnStarted(nowMs, leftWaiting);
     queue.expire(nowMs, expired);
+    const serviceMs = pace.serviceMs(nowMs);
     const startCpuMs = clock.cpuMs();
     let dispatched = 0;
     while (queue.length > 0 && clock.cpuMs() - startCpuMs < DISPATCH_BUDGET_MS) {
       const queued = queue.take(nowMs)!;
       if (clientGone(queued.item)) dropped++;
-      else if (nowMs + pace.serviceMs >= queued.deadlineMs) refuse(queued.item, nowMs - queued.arrivedMs);
+      else if (nowMs + serviceMs >= queued.deadlineMs) refuse(queued.item, nowMs - queued.arrivedMs);
       else {
         dispatch(queued, nowMs);
         dispatched++;
       }
       nowMs = clock.wallMs();
     }
-    pace.dispatched(dispatched, nowMs, queue.length > 0);
+    leftWaiting = queue.length > 0;
+    pace.dispatched(dispatched, nowMs, leftWaiting);
     // Left by the budget: go on next turn, after the loop has polled.
-    if (queue.length > 0) schedule();
+    if (leftWaiting) schedule();
     settleTurn();
   };
 
@@ -192,14 +199,16 @@ export function shedOverload(
     if (stated.timeLeftMs === undefined || stated.timeLeftMs >= options.queueTimeoutMs) {
       queue.push(exchange, arrivedMs, arrivedMs + options.queueTimeoutMs);
     } else {
+      // Its caller started counting before the server saw it (up to a busy turn, unread in its socket).
+      const leftMs = stated.timeLeftMs - pace.unseenMs(arrivedMs);
       // Served in order, it would wait behind everyone queued: refused now, if that outlasts its deadline.
-      const expectedMs = queue.standing(arrivedMs) ? 0 : pace.waitMs(queue.length) + pace.serviceMs;
-      if (expectedMs >= stated.timeLeftMs) {
+      const expectedMs = (queue.standing(arrivedMs) ? 0 : pace.waitMs(queue.length)) + pace.serviceMs(arrivedMs);
+      if (expectedMs >= leftMs) {
         refuse(exchange, 0);
         settleTurn();
         return;
       }
-      queue.push(exchange, arrivedMs, arrivedMs + stated.timeLeftMs, true);
+      queue.push(exchange, arrivedMs, arrivedMs + leftMs, true);
     }
     schedule();
   };
