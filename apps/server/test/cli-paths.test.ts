@@ -1,17 +1,12 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { fillSqliteStore } from "../src/testing/fill-sqlite-store.js";
-import { type CliResult, runCli } from "./support/cli-process.js";
+import { runCli } from "./support/cli-process.js";
+import { REPO_ROOT, runRootScript, SERVER_DIR } from "./support/root-script.js";
 import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
 import { tempDir } from "@plant-store/test-support/temp-dir";
-
-const SERVER_DIR = fileURLToPath(new URL("../", import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const PNPM = `pnpm@${(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { packageManager: string }).packageManager.split("@")[1]}`;
 
 /** A relative DATABASE_URL, as an operator sets it, in a folder of its own under apps/server/data (removed after). */
 function relativeStore(): { databaseUrl: string; file: string } {
@@ -24,32 +19,6 @@ const ROOT_SCRIPTS = (
   JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
 ).scripts;
 
-/** The pnpm running this test (`pnpm run test` sets npm_execpath: pnpm 12's is a native binary), else the docs' one. */
-function pnpm(args: string[]): [string, string[]] {
-  const execPath = process.env.npm_execpath;
-  if (!execPath || !/pnpm/.test(execPath)) return ["npx", ["-y", PNPM, ...args]];
-  return /\.(c|m)?js$/.test(execPath) ? [process.execPath, [execPath, ...args]] : [execPath, args];
-}
-
-/**
- * `pnpm --silent <script> …` at the repository's root, as the docs tell an operator to run it, less the build the
- * script starts with: this test task already depends on it, and a second one would rewrite dist/ under other tests.
- */
-function rootScript([script, ...args]: string[], databaseUrl: string): Promise<CliResult> {
-  const step = ROOT_SCRIPTS[script!]!.split(" && ").at(-1)!.split(" ");
-  expect(step[0]).toBe("pnpm");
-  const [command, commandArgs] = pnpm([...step.slice(1), ...args]);
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      commandArgs,
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
-    );
-  });
-}
-
 const plants = [
   { id: 1n, name: "Oak", tag: null },
   { id: 9007199254740993n, name: "Ash", tag: "tree" },
@@ -60,7 +29,7 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     "pnpm %s builds the server, then runs plant-store in apps/server",
     (name) => {
       expect(ROOT_SCRIPTS[name]).toBe(
-        `turbo run build --filter=@plant-store/server... --output-logs=errors-only >&2 && pnpm --silent --filter @plant-store/server plant-store ${name}`,
+        `node apps/server/scripts/build-quietly.mjs && cd apps/server && exec node dist/cli/main.js ${name}`,
       );
     },
   );
@@ -73,19 +42,19 @@ describe("the CLI reads the store pnpm start reads, wherever it is run from", ()
     await fillSqliteStore(store.file, plants);
     const snapshot = join(tempDir("plant-store-cli-paths-"), "snapshot.db");
 
-    const backedUp = await rootScript(["backup", snapshot], store.databaseUrl);
+    const backedUp = await runRootScript(["backup", snapshot], { DATABASE_URL: store.databaseUrl });
     expect(backedUp.stdout, backedUp.stderr).toMatch(new RegExp(`^backed up 2 plants, .+ to ${snapshot}\\n$`));
     expect(backedUp.code).toBe(0);
 
     rmSync(join(store.file, ".."), { recursive: true });
-    const restored = await rootScript(["restore", snapshot], store.databaseUrl);
+    const restored = await runRootScript(["restore", snapshot], { DATABASE_URL: store.databaseUrl });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toBe(
       `restored 2 plants (schema version 2, this server's) from ${snapshot} to ${store.file}\n` +
         `there was no store at ${store.file}: this is a new one; check that the server's DATABASE_URL names it\n`,
     );
     expect(querySqliteFile(store.file, (db) => db.prepare("SELECT count(*) AS n FROM plants").get()?.n)).toBe(2n);
-    const inspected = await rootScript(["inspect"], store.databaseUrl);
+    const inspected = await runRootScript(["inspect"], { DATABASE_URL: store.databaseUrl });
     expect(inspected.stdout).toMatch(
       new RegExp(`^store:  SQLite ${store.file}\nschema: version 2, this server's\nplants: 2\nsize:   .+ kB\n$`),
     );

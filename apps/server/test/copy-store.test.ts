@@ -269,7 +269,7 @@ describePostgres("copy-store: from the SQLite store in DATABASE_URL to PostgreSQ
     expect(run.stdout).toMatch(
       new RegExp(`^conflict: id ${planted}: source \\{.*\\}, target \\{"name":"planted"\\}$`, "m"),
     );
-    expect(run.stdout).toMatch(/^not verified: 1 ids hold other data in the target/m);
+    expect(run.stdout).toMatch(/^not verified: 1 id holds other data in the target; settle it and run again$/m);
     expect(run.code).toBe(2);
     expect(await database.query("SELECT name FROM plants WHERE id = $1", [planted.toString()])).toEqual([
       { name: "planted" },

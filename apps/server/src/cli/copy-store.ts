@@ -55,7 +55,9 @@ export const copyStoreCommand: Command = {
       // A migration's warning (a schema newer than this build) as the server logs it, on stderr.
       logger: createLogger("warn", process.stderr),
       onStart: (plants) => {
-        process.stdout.write(`copying ${plants} plants from ${sqliteFile} to ${describeDatabaseUrl(target)}\n`);
+        process.stdout.write(
+          `copying ${count(plants, "plant")} from ${sqliteFile} to ${describeDatabaseUrl(target)}\n`,
+        );
         copyStarted = performance.now();
       },
       onProgress: (done, total) => progress.update(progressText(done, total, performance.now() - copyStarted)),
@@ -96,20 +98,24 @@ export function progressText(done: number, total: number, elapsedMs: number): st
 function report(result: CopyResult, seconds: number): string {
   const lines = [
     `copied ${result.copied}, already there ${result.alreadyThere}, conflicts ${result.conflicts.length} in ${seconds.toFixed(1)} s`,
-    `source: ${result.source.plants} plants, checksum ${result.source.checksum}`,
-    `target: ${result.target.plants} plants, checksum ${result.target.checksum}`,
+    `source: ${count(result.source.plants, "plant")}, checksum ${result.source.checksum}`,
+    `target: ${count(result.target.plants, "plant")}, checksum ${result.target.checksum}`,
   ];
   for (const { id, source, target } of result.conflicts.slice(0, CONFLICTS_LISTED)) {
     lines.push(`conflict: id ${id}: source ${JSON.stringify(source)}, target ${JSON.stringify(target)}`);
   }
   if (result.conflicts.length > CONFLICTS_LISTED)
-    lines.push(`... and ${result.conflicts.length - CONFLICTS_LISTED} more conflicts`);
-  if (result.conflicts.length > 0) {
+    lines.push(`... and ${count(result.conflicts.length - CONFLICTS_LISTED, "more conflict")}`);
+  if (result.conflicts.length === 1) {
+    lines.push("not verified: 1 id holds other data in the target; settle it and run again");
+  } else if (result.conflicts.length > 1) {
     lines.push(`not verified: ${result.conflicts.length} ids hold other data in the target; settle them and run again`);
   } else if (result.extra.count > 0) {
-    const { count, firstIds } = result.extra;
-    const ids = `${count > firstIds.length ? "first ids" : count === 1 ? "id" : "ids"} ${firstIds.join(", ")}`;
-    lines.push(`not verified: the target holds ${count} plants the source does not (${ids})`);
+    const { count: extra, firstIds } = result.extra;
+    // The ids an operator looks up, at most EXTRA_IDS_LISTED of them, and how many more there are.
+    const more = extra > firstIds.length ? ` and ${extra - firstIds.length} more` : "";
+    const ids = `${extra === 1 ? "id" : "ids"} ${firstIds.join(", ")}${more}`;
+    lines.push(`not verified: the target holds ${count(extra, "plant")} the source does not (${ids})`);
   } else if (!sameTally(result)) {
     // The same ids and no conflicts, yet other tallies: something changed the target's rows during the copy.
     lines.push("not verified: the two sides' checksums differ; make sure nothing writes to the target, and run again");
@@ -117,6 +123,11 @@ function report(result: CopyResult, seconds: number): string {
     lines.push("verified: both sides hold the same plants");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** `1 plant`, `2 plants`. */
+function count(how: number, noun: string): string {
+  return `${how} ${noun}${how === 1 ? "" : "s"}`;
 }
 
 function sameTally({ source, target }: CopyResult): boolean {
