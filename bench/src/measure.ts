@@ -46,16 +46,16 @@ export interface Measurement {
 
 /** Hands out blocks of ids so no two runs (warm-ups included) ever send the same id. */
 export class IdBlocks {
-  private next: number;
-  constructor(
-    first = 1,
-    private readonly size = 100_000_000,
-  ) {
-    this.next = first;
+  #next: number;
+  readonly #size: number;
+
+  constructor(first = 1, size = 100_000_000) {
+    this.#size = size;
+    this.#next = first;
   }
   take(): number {
-    const first = this.next;
-    this.next += this.size;
+    const first = this.#next;
+    this.#next += this.#size;
     return first;
   }
 }

@@ -118,135 +118,140 @@ function emptyResult({ rate, seconds }: { rate: number; seconds: number }): Phas
 
 /** One open loop over its phases; `run()` resolves with each phase's figures once the last deadline has passed. */
 export class OpenLoop {
-  private readonly results: PhaseResult[];
-  private readonly windowLatencies: number[][][];
-  private readonly phaseStarts: number[] = [];
-  private readonly totalMs: number;
+  readonly #results: PhaseResult[];
+  readonly #windowLatencies: number[][][];
+  readonly #phaseStarts: number[] = [];
+  readonly #totalMs: number;
   /** The n-th request overall falls in the phase whose cumulative count first exceeds n. */
-  private readonly counts: number[];
-  private readonly head: string;
-  private readonly idle: Connection[] = [];
-  private open = 0;
-  private readonly waiting: Pending[] = [];
+  readonly #counts: number[];
+  readonly #head: string;
+  readonly #idle: Connection[] = [];
+  #open = 0;
+  readonly #waiting: Pending[] = [];
   // Every request in scheduled order, for the deadline sweep (answered ones are skipped).
-  private inFlight: Pending[] = [];
-  private inFlightHead = 0;
-  private nextId: number;
-  private started = 0;
-  private scheduled = 0;
-  private phase = 0;
-  private phaseCpuStart = 0;
+  #inFlight: Pending[] = [];
+  #inFlightHead = 0;
+  #nextId: number;
+  #started = 0;
+  #scheduled = 0;
+  #phase = 0;
+  #phaseCpuStart = 0;
+  readonly #config: OpenLoopConfig;
 
-  constructor(private readonly config: OpenLoopConfig) {
+  constructor(config: OpenLoopConfig) {
+    this.#config = config;
     const { url, token, phases, firstId } = config;
-    this.results = phases.map(emptyResult);
-    this.windowLatencies = this.results.map((r) => r.windows.map((): number[] => []));
+    this.#results = phases.map(emptyResult);
+    this.#windowLatencies = this.#results.map((r) => r.windows.map((): number[] => []));
     let at = 0;
     for (const phase of phases) {
-      this.phaseStarts.push(at);
+      this.#phaseStarts.push(at);
       at += phase.seconds * 1000;
     }
-    this.totalMs = at;
-    this.counts = phases.map((p) => Math.round(p.rate * p.seconds));
-    this.head = `POST /plants HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`;
-    this.nextId = firstId;
+    this.#totalMs = at;
+    this.#counts = phases.map((p) => Math.round(p.rate * p.seconds));
+    this.#head = `POST /plants HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`;
+    this.#nextId = firstId;
   }
 
   run(): Promise<PhaseResult[]> {
-    const { pid } = this.config;
-    this.started = performance.now();
-    this.phaseCpuStart = cpuSeconds(pid);
+    const { pid } = this.#config;
+    this.#started = performance.now();
+    this.#phaseCpuStart = cpuSeconds(pid);
     const rssTimer = setInterval(() => {
-      const result = this.results[this.phase];
+      const result = this.#results[this.#phase];
       if (result) result.peakRssBytes = Math.max(result.peakRssBytes, rssBytes(pid));
     }, 100);
     return new Promise((resolve) => {
       const tick = setInterval(() => {
-        if (!this.tick()) return;
+        if (!this.#tick()) return;
         clearInterval(tick);
         clearInterval(rssTimer);
-        resolve(this.finishAll());
+        resolve(this.#finishAll());
       }, TICK_MS);
     });
   }
 
   /** Sends what is due, sweeps what is late; true once the last request's deadline has passed. */
-  private tick(): boolean {
+  #tick(): boolean {
     const now = performance.now();
-    const elapsed = now - this.started;
-    const phases = this.config.phases;
-    while (this.phase < phases.length && elapsed >= this.phaseStarts[this.phase]! + phases[this.phase]!.seconds * 1000)
-      this.closePhase();
+    const elapsed = now - this.#started;
+    const phases = this.#config.phases;
+    while (
+      this.#phase < phases.length &&
+      elapsed >= this.#phaseStarts[this.#phase]! + phases[this.#phase]!.seconds * 1000
+    )
+      this.#closePhase();
     // Every request due by now, each stamped with the time it was due: a late tick does not lower the rate.
     for (;;) {
-      const p = this.phaseOfRequest(this.scheduled);
+      const p = this.#phaseOfRequest(this.#scheduled);
       if (p === undefined) break;
-      const dueAt = this.started + p.dueMs;
+      const dueAt = this.#started + p.dueMs;
       if (dueAt > now) break;
       const request: Pending = {
         scheduledAt: dueAt,
         phase: p.phase,
-        body: `{"id":${this.nextId++},"name":"Monstera","tag":"tropical"}`,
+        body: `{"id":${this.#nextId++},"name":"Monstera","tag":"tropical"}`,
         done: false,
       };
-      this.results[p.phase]!.sent++;
-      this.inFlight.push(request);
-      this.scheduled++;
-      this.dispatch(request);
+      this.#results[p.phase]!.sent++;
+      this.#inFlight.push(request);
+      this.#scheduled++;
+      this.#dispatch(request);
     }
-    this.sweep(now);
-    return elapsed >= this.totalMs + this.config.deadlineMs + 100;
+    this.#sweep(now);
+    return elapsed >= this.#totalMs + this.#config.deadlineMs + 100;
   }
 
-  private finishAll(): PhaseResult[] {
-    for (const connection of this.idle) connection.socket.destroy();
-    for (const [index, result] of this.results.entries()) {
+  #finishAll(): PhaseResult[] {
+    for (const connection of this.#idle) connection.socket.destroy();
+    for (const [index, result] of this.#results.entries()) {
       result.windows = result.windows.map((window, w) => ({
         ...window,
-        p99Ms: percentile(this.windowLatencies[index]![w]!, 99),
+        p99Ms: percentile(this.#windowLatencies[index]![w]!, 99),
       }));
     }
-    return this.results;
+    return this.#results;
   }
 
-  private closePhase(): void {
-    const cpu = cpuSeconds(this.config.pid);
-    this.results[this.phase]!.serverCpuSeconds = cpu - this.phaseCpuStart;
-    this.phaseCpuStart = cpu;
-    this.phase++;
+  #closePhase(): void {
+    const cpu = cpuSeconds(this.#config.pid);
+    this.#results[this.#phase]!.serverCpuSeconds = cpu - this.#phaseCpuStart;
+    this.#phaseCpuStart = cpu;
+    this.#phase++;
   }
 
   // The n-th request overall: its phase and when it is due (ms from the start), evenly spaced within its phase.
-  private phaseOfRequest(n: number): { phase: number; dueMs: number } | undefined {
+  #phaseOfRequest(n: number): { phase: number; dueMs: number } | undefined {
     let before = 0;
-    for (const [index, count] of this.counts.entries()) {
+    for (const [index, count] of this.#counts.entries()) {
       if (n < before + count)
         return {
           phase: index,
-          dueMs: this.phaseStarts[index]! + ((n - before) * 1000) / this.config.phases[index]!.rate,
+          dueMs: this.#phaseStarts[index]! + ((n - before) * 1000) / this.#config.phases[index]!.rate,
         };
       before += count;
     }
     return undefined;
   }
 
-  private windowOf(request: Pending): number {
-    const index = Math.floor((request.scheduledAt - this.phaseStarts[request.phase]! - this.started) / WINDOW_MS);
-    return Math.max(0, Math.min(this.results[request.phase]!.windows.length - 1, index));
+  #windowOf(request: Pending): number {
+    const index = Math.floor((request.scheduledAt - this.#phaseStarts[request.phase]! - this.#started) / WINDOW_MS);
+    return Math.max(0, Math.min(this.#results[request.phase]!.windows.length - 1, index));
   }
 
-  private finish(request: Pending, status: number | "error"): void {
+  #finish(request: Pending, status: number | "error"): void {
     if (request.done) return;
     request.done = true;
-    const result = this.results[request.phase]!;
+    const result = this.#results[request.phase]!;
     const latency = Math.round((performance.now() - request.scheduledAt) * 10) / 10;
     if (status === "error") result.errors++;
     else if (status >= 200 && status < 300) {
-      if (latency > this.config.deadlineMs) result.okAfterDeadline++;
-      else if (performance.now() - this.started < this.phaseStarts[request.phase]! + result.seconds * 1000)
+      if (latency > this.#config.deadlineMs) result.okAfterDeadline++;
+      else if (performance.now() - this.#started < this.#phaseStarts[request.phase]! + result.seconds * 1000)
         result.okInTime++;
       result.okLatenciesMs.push(latency);
-      this.windowLatencies[request.phase]![this.windowOf(request)]!.push(latency);
+      this.#windowLatencies[request.phase]![this.#windowOf(request)]!.push(latency);
     } else {
       result.refusedLatenciesMs.push(latency);
       result.refusedByStatus[status] = (result.refusedByStatus[status] ?? 0) + 1;
@@ -254,20 +259,20 @@ export class OpenLoop {
   }
 
   // The next request waiting for a connection whose deadline has not passed (the sweep marks the others done).
-  private nextWaiting(): Pending | undefined {
-    let next = this.waiting.shift();
-    while (next?.done) next = this.waiting.shift();
+  #nextWaiting(): Pending | undefined {
+    let next = this.#waiting.shift();
+    while (next?.done) next = this.#waiting.shift();
     return next;
   }
 
-  private release(connection: Connection): void {
+  #release(connection: Connection): void {
     connection.current = undefined;
-    const next = this.nextWaiting();
-    if (next) this.send(connection, next);
-    else this.idle.push(connection);
+    const next = this.#nextWaiting();
+    if (next) this.#send(connection, next);
+    else this.#idle.push(connection);
   }
 
-  private onData(connection: Connection, chunk: string): void {
+  #onData(connection: Connection, chunk: string): void {
     connection.buffer += chunk;
     for (;;) {
       const end = connection.buffer.indexOf("\r\n\r\n");
@@ -278,84 +283,84 @@ export class OpenLoop {
       const closes = /\r\nconnection: *close/i.test(connection.buffer.slice(0, end));
       connection.buffer = connection.buffer.slice(end + 4 + length);
       const request = connection.current;
-      if (request) this.finish(request, status);
+      if (request) this.#finish(request, status);
       if (closes) {
         connection.socket.destroy();
         return;
       }
-      this.release(connection);
+      this.#release(connection);
     }
   }
 
-  private openConnection(first: Pending): void {
-    this.open++;
-    this.results[first.phase]!.connectionsOpened++;
-    const { url } = this.config;
+  #openConnection(first: Pending): void {
+    this.#open++;
+    this.#results[first.phase]!.connectionsOpened++;
+    const { url } = this.#config;
     const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
     socket.setEncoding("latin1");
     const connection: Connection = { socket, connected: false, buffer: "", current: undefined };
     socket.once("connect", () => {
       connection.connected = true;
     });
-    socket.on("data", (chunk: string) => this.onData(connection, chunk));
+    socket.on("data", (chunk: string) => this.#onData(connection, chunk));
     socket.on("error", () => undefined);
-    socket.on("close", () => this.onClose(connection));
-    this.send(connection, first);
+    socket.on("close", () => this.#onClose(connection));
+    this.#send(connection, first);
   }
 
-  private onClose(connection: Connection): void {
-    this.open--;
+  #onClose(connection: Connection): void {
+    this.#open--;
     const request = connection.current;
     connection.current = undefined;
-    const index = this.idle.indexOf(connection);
-    if (index !== -1) this.idle.splice(index, 1);
-    if (request && !request.done) this.finish(request, "error");
-    const next = this.nextWaiting();
-    if (next) this.dispatch(next);
+    const index = this.#idle.indexOf(connection);
+    if (index !== -1) this.#idle.splice(index, 1);
+    if (request && !request.done) this.#finish(request, "error");
+    const next = this.#nextWaiting();
+    if (next) this.#dispatch(next);
   }
 
-  private send(connection: Connection, request: Pending): void {
+  #send(connection: Connection, request: Pending): void {
     connection.current = request;
     request.connection = connection;
     // The time left when the request leaves the pool, not when it was due: what a proxy tells its upstream.
-    const deadline = this.config.deadlineHeader
-      ? `x-envoy-expected-rq-timeout-ms: ${Math.max(1, Math.round(this.config.deadlineMs - (performance.now() - request.scheduledAt)))}\r\n`
+    const deadline = this.#config.deadlineHeader
+      ? `x-envoy-expected-rq-timeout-ms: ${Math.max(1, Math.round(this.#config.deadlineMs - (performance.now() - request.scheduledAt)))}\r\n`
       : "";
-    connection.socket.write(`${this.head}${deadline}Content-Length: ${request.body.length}\r\n\r\n${request.body}`);
+    connection.socket.write(`${this.#head}${deadline}Content-Length: ${request.body.length}\r\n\r\n${request.body}`);
   }
 
-  private dispatch(request: Pending): void {
+  #dispatch(request: Pending): void {
     if (request.done) return;
-    const connection = this.idle.pop();
-    if (connection) this.send(connection, request);
-    else if (this.open < this.config.maxConnections) this.openConnection(request);
+    const connection = this.#idle.pop();
+    if (connection) this.#send(connection, request);
+    else if (this.#open < this.#config.maxConnections) this.#openConnection(request);
     else {
-      this.results[request.phase]!.waited++;
-      this.waiting.push(request);
+      this.#results[request.phase]!.waited++;
+      this.#waiting.push(request);
     }
   }
 
-  private sweep(now: number): void {
-    while (this.inFlightHead < this.inFlight.length) {
-      const request = this.inFlight[this.inFlightHead]!;
+  #sweep(now: number): void {
+    while (this.#inFlightHead < this.#inFlight.length) {
+      const request = this.#inFlight[this.#inFlightHead]!;
       if (!request.done) {
-        if (now - request.scheduledAt < this.config.deadlineMs) break;
-        this.expire(request);
+        if (now - request.scheduledAt < this.#config.deadlineMs) break;
+        this.#expire(request);
       }
-      this.inFlightHead++;
+      this.#inFlightHead++;
     }
-    if (this.inFlightHead > 100_000) {
-      this.inFlight.splice(0, this.inFlightHead);
-      this.inFlightHead = 0;
+    if (this.#inFlightHead > 100_000) {
+      this.#inFlight.splice(0, this.#inFlightHead);
+      this.#inFlightHead = 0;
     }
   }
 
   /** The deadline passed unanswered: counted by where the request was, and its connection closed if it was sent. */
-  private expire(request: Pending): void {
+  #expire(request: Pending): void {
     request.done = true;
-    const result = this.results[request.phase]!;
+    const result = this.#results[request.phase]!;
     result.missed++;
-    result.windows[this.windowOf(request)]!.missed++;
+    result.windows[this.#windowOf(request)]!.missed++;
     const connection = request.connection;
     if (connection === undefined) result.missedWaiting++;
     else if (!connection.connected) result.missedConnecting++;

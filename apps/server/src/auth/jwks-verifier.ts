@@ -31,17 +31,17 @@ export interface JwksVerifierOptions extends ClaimOptions {
 export class JwksVerifier implements TokenVerifier {
   // jwks-rsa and what it brings (~3 MiB resident) load only in a server configured with a JWKS URL: the
   // import starts with the verifier, and the first verification waits for it.
-  private readonly jwks: Promise<{ library: typeof jwksRsa; client: jwksRsa.JwksClient }>;
-  private readonly algorithms: readonly SupportedAlgorithm[];
-  private readonly claims: ClaimOptions;
+  readonly #jwks: Promise<{ library: typeof jwksRsa; client: jwksRsa.JwksClient }>;
+  readonly #algorithms: readonly SupportedAlgorithm[];
+  readonly #claims: ClaimOptions;
   // jwks-rsa hands back the same SigningKey while it is cached: parse its PEM and derive options once.
-  private readonly prepared = new WeakMap<jwksRsa.SigningKey, { key: KeyObject; options: VerifyOptions }>();
+  readonly #prepared = new WeakMap<jwksRsa.SigningKey, { key: KeyObject; options: VerifyOptions }>();
 
   constructor(options: JwksVerifierOptions) {
-    this.algorithms = options.algorithms ?? JWKS_DEFAULT_ALGORITHMS;
-    this.claims = options;
+    this.#algorithms = options.algorithms ?? JWKS_DEFAULT_ALGORITHMS;
+    this.#claims = options;
     const gate = new KeySetFetchGate<jwksRsa.SigningKey[]>(options.requestsPerMinute);
-    this.jwks = import("jwks-rsa").then(({ default: library }) => {
+    this.#jwks = import("jwks-rsa").then(({ default: library }) => {
       // getSigningKey (behind jwks-rsa's per-kid cache) fetches through getSigningKeys, the client's public method
       // for one fetch of the set: gating it gates every fetch, and lookups sharing one fetch spend one of the limit.
       // Should jwks-rsa stop fetching through it, test/auth-jwks-burst-process.test.ts sees the fetches overlap.
@@ -70,16 +70,16 @@ export class JwksVerifier implements TokenVerifier {
       throw new InvalidTokenError("token is malformed");
     }
     // Refuse `none`, HMAC and anything else not allowed before the kid can cause a fetch.
-    if (!(this.algorithms as readonly string[]).includes(header.alg)) {
+    if (!(this.#algorithms as readonly string[]).includes(header.alg)) {
       throw new InvalidTokenError("token algorithm is not accepted");
     }
-    const signingKey = await this.signingKey(header.kid);
-    const { key, options } = this.prepare(signingKey);
+    const signingKey = await this.#signingKey(header.kid);
+    const { key, options } = this.#prepare(signingKey);
     return verifyWithKey(token, key, options);
   }
 
-  private async signingKey(kid: string | undefined): Promise<jwksRsa.SigningKey> {
-    const { library, client } = await this.jwks;
+  async #signingKey(kid: string | undefined): Promise<jwksRsa.SigningKey> {
+    const { library, client } = await this.#jwks;
     try {
       return await client.getSigningKey(kid);
     } catch (error) {
@@ -91,18 +91,18 @@ export class JwksVerifier implements TokenVerifier {
     }
   }
 
-  private prepare(signingKey: jwksRsa.SigningKey): { key: KeyObject; options: VerifyOptions } {
-    let prepared = this.prepared.get(signingKey);
+  #prepare(signingKey: jwksRsa.SigningKey): { key: KeyObject; options: VerifyOptions } {
+    let prepared = this.#prepared.get(signingKey);
     if (prepared === undefined) {
       const key = createPublicKey(signingKey.getPublicKey());
       const { compatible } = algorithmsForKey(key);
       // A JWK that names its `alg` is used with that algorithm only (RFC 7517 section 4.4).
       const declared: string | undefined = signingKey.alg;
-      const algorithms = this.algorithms.filter(
+      const algorithms = this.#algorithms.filter(
         (algorithm) => compatible.includes(algorithm) && (declared === undefined || declared === algorithm),
       );
-      prepared = { key, options: verifyOptions(algorithms, this.claims) };
-      this.prepared.set(signingKey, prepared);
+      prepared = { key, options: verifyOptions(algorithms, this.#claims) };
+      this.#prepared.set(signingKey, prepared);
     }
     return prepared;
   }

@@ -81,25 +81,25 @@ export interface JwtVerifierOptions extends ClaimOptions {
  */
 export class JwtVerifier implements TokenVerifier {
   // jsonwebtoken verifies ~40x faster with a KeyObject made once than with the secret as a string.
-  private readonly keys: readonly { key: KeyObject; options: VerifyOptions }[];
+  readonly #keys: readonly { key: KeyObject; options: VerifyOptions }[];
 
   constructor(options: JwtVerifierOptions) {
     const { keys } = options;
     if (keys.length === 0) throw new Error("no key to verify tokens with");
     const algorithms = allowedAlgorithmsForKeys(keys, options.algorithms);
-    this.keys = keys.map((key, index) => ({ key, options: verifyOptions(algorithms[index]!, options) }));
+    this.#keys = keys.map((key, index) => ({ key, options: verifyOptions(algorithms[index]!, options) }));
   }
 
   /** The algorithms this verifier accepts (with several keys, those of any key). */
   get algorithms(): readonly SupportedAlgorithm[] {
-    return [...new Set(this.keys.flatMap(({ options }) => options.algorithms))];
+    return [...new Set(this.#keys.flatMap(({ options }) => options.algorithms))];
   }
 
   /** The token's claims, or an InvalidTokenError saying why it is refused. */
   verify(token: string): jwt.JwtPayload {
-    if (this.keys.length === 1) return verifyWithKey(token, this.keys[0]!.key, this.keys[0]!.options);
+    if (this.#keys.length === 1) return verifyWithKey(token, this.#keys[0]!.key, this.#keys[0]!.options);
     let refusal: InvalidTokenError | undefined;
-    for (const { key, options } of this.keys) {
+    for (const { key, options } of this.#keys) {
       try {
         return verifyWithKey(token, key, options);
       } catch (error) {

@@ -16,27 +16,29 @@ const MINUTE_MS = 60_000;
  * unknown kids all passed its per-minute check together, so 40 of them at once started more fetches than the limit.
  */
 export class KeySetFetchGate<KeySet> {
-  private inFlight: Promise<KeySet> | undefined;
+  #inFlight: Promise<KeySet> | undefined;
   // When each of the last minute's fetches started, oldest first; never more than limitPerMinute of them.
-  private readonly starts: number[] = [];
+  readonly #starts: number[] = [];
+  readonly #limitPerMinute: number;
+  readonly #now: () => number;
 
-  constructor(
-    private readonly limitPerMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(limitPerMinute: number, now: () => number = Date.now) {
+    this.#limitPerMinute = limitPerMinute;
+    this.#now = now;
+  }
 
   /** The running fetch's result, else a new fetch's, else a KeySetFetchLimitError (without calling `fetch`). */
   fetch(fetch: () => Promise<KeySet>): Promise<KeySet> {
-    if (this.inFlight !== undefined) return this.inFlight;
-    const now = this.now();
-    while (this.starts.length > 0 && now - this.starts[0]! >= MINUTE_MS) this.starts.shift();
-    if (this.starts.length >= this.limitPerMinute)
-      return Promise.reject(new KeySetFetchLimitError(this.limitPerMinute));
-    this.starts.push(now);
+    if (this.#inFlight !== undefined) return this.#inFlight;
+    const now = this.#now();
+    while (this.#starts.length > 0 && now - this.#starts[0]! >= MINUTE_MS) this.#starts.shift();
+    if (this.#starts.length >= this.#limitPerMinute)
+      return Promise.reject(new KeySetFetchLimitError(this.#limitPerMinute));
+    this.#starts.push(now);
     const running = fetch().finally(() => {
-      this.inFlight = undefined;
+      this.#inFlight = undefined;
     });
-    this.inFlight = running;
+    this.#inFlight = running;
     return running;
   }
 }

@@ -31,49 +31,48 @@ interface Entry<Claims> {
  * remembered, and a token without a numeric exp is never cached. The cache holds at most maxEntries.
  */
 export class VerifiedTokenCache<Claims extends { exp?: unknown }> implements TokenVerifier<Claims> {
-  private readonly entries = new Map<string, Entry<Claims>>();
-  private readonly maxEntries: number;
-  private readonly maxAgeMs: number;
-  private readonly now: () => number;
+  readonly #entries = new Map<string, Entry<Claims>>();
+  readonly #maxEntries: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
+  readonly #verifier: TokenVerifier<Claims>;
 
-  constructor(
-    private readonly verifier: TokenVerifier<Claims>,
-    options: VerifiedTokenCacheOptions = {},
-  ) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.maxAgeMs = options.maxAgeMs ?? VERIFIED_TOKEN_MAX_AGE_MS;
-    this.now = options.now ?? Date.now;
+  constructor(verifier: TokenVerifier<Claims>, options: VerifiedTokenCacheOptions = {}) {
+    this.#verifier = verifier;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#maxAgeMs = options.maxAgeMs ?? VERIFIED_TOKEN_MAX_AGE_MS;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Verifications answered from the cache so far (tracing tells a hit from a miss by it). */
   hits = 0;
 
   get size(): number {
-    return this.entries.size;
+    return this.#entries.size;
   }
 
   /** Claims from the cache synchronously, else whatever the verifier gives (remembered once it succeeds). */
   verify(token: string): Claims | Promise<Claims> {
-    const now = this.now();
-    const entry = this.entries.get(token);
+    const now = this.#now();
+    const entry = this.#entries.get(token);
     if (entry !== undefined) {
       if (now < entry.reuseUntilMs) {
         this.hits++;
         return entry.claims;
       }
-      this.entries.delete(token);
+      this.#entries.delete(token);
     }
-    const verified = this.verifier.verify(token);
+    const verified = this.#verifier.verify(token);
     // A fixed key verifies synchronously; keep that path free of promises (a JWKS lookup is async).
-    if (verified instanceof Promise) return verified.then((claims) => this.remember(token, claims, now));
-    return this.remember(token, verified, now);
+    if (verified instanceof Promise) return verified.then((claims) => this.#remember(token, claims, now));
+    return this.#remember(token, verified, now);
   }
 
-  private remember(token: string, claims: Claims, now: number): Claims {
+  #remember(token: string, claims: Claims, now: number): Claims {
     const exp = claims.exp;
     if (typeof exp === "number" && exp * 1000 > now) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(token, { claims, reuseUntilMs: Math.min(exp * 1000, now + this.maxAgeMs) });
+      if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+      this.#entries.set(token, { claims, reuseUntilMs: Math.min(exp * 1000, now + this.#maxAgeMs) });
     }
     return claims;
   }

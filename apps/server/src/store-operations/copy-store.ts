@@ -207,9 +207,9 @@ async function verifyTarget(
  * node:crypto digest per row, which is a native call for every one of a million rows.
  */
 class Tally {
-  private plants = 0;
-  private low = 0;
-  private high = 0;
+  #plants = 0;
+  #low = 0;
+  #high = 0;
 
   add({ id, name, tag }: PlantRow): void {
     // Lengths first, so no two rows encode alike; a missing tag is not "".
@@ -225,13 +225,13 @@ class Tally {
     h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
     h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
     h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    this.plants++;
-    this.low = (this.low + (h1 >>> 0)) >>> 0;
-    this.high = (this.high + (h2 >>> 0)) >>> 0;
+    this.#plants++;
+    this.#low = (this.#low + (h1 >>> 0)) >>> 0;
+    this.#high = (this.#high + (h2 >>> 0)) >>> 0;
   }
 
   result(): StoreTally {
     const hex = (lane: number) => lane.toString(16).padStart(8, "0");
-    return { plants: this.plants, checksum: `${hex(this.high)}${hex(this.low)}` };
+    return { plants: this.#plants, checksum: `${hex(this.#high)}${hex(this.#low)}` };
   }
 }

@@ -28,52 +28,54 @@ interface Waiting<Item, Result> {
  * every request that arrived while the previous one was under way.
  */
 export class GroupCommitQueue<Item, Result> {
-  private waiting: Waiting<Item, Result>[] = [];
-  private inFlight = 0;
-  private flushScheduled = false;
-  private readonly idleWaiters: (() => void)[] = [];
-  private readonly maxBatchSize: number;
+  #waiting: Waiting<Item, Result>[] = [];
+  #inFlight = 0;
+  #flushScheduled = false;
+  readonly #idleWaiters: (() => void)[] = [];
+  readonly #maxBatchSize: number;
+  readonly #options: GroupCommitOptions<Item, Result>;
 
-  constructor(private readonly options: GroupCommitOptions<Item, Result>) {
-    this.maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
+  constructor(options: GroupCommitOptions<Item, Result>) {
+    this.#options = options;
+    this.#maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
   }
 
   /** Resolves with the item's result once the batch that carries it has committed; rejects with the batch's error. */
   add(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.#waiting.push({ item, resolve, reject });
       // Waiting until the end of the turn lets every request parsed in it join the same batch.
-      if (!this.flushScheduled && this.inFlight < this.options.maxInFlight) {
-        this.flushScheduled = true;
-        setImmediate(this.scheduledFlush);
+      if (!this.#flushScheduled && this.#inFlight < this.#options.maxInFlight) {
+        this.#flushScheduled = true;
+        setImmediate(this.#scheduledFlush);
       }
     });
   }
 
   /** Resolves once nothing waits and nothing is being written (what was waiting is sent at once). */
   drain(): Promise<void> {
-    this.flush();
-    if (this.waiting.length === 0 && this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    this.#flush();
+    if (this.#waiting.length === 0 && this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  private readonly scheduledFlush = () => {
-    this.flushScheduled = false;
-    this.flush();
+  readonly #scheduledFlush = () => {
+    this.#flushScheduled = false;
+    this.#flush();
   };
 
   /** Sends what waits as batches while fewer than maxInFlight are being written. */
-  private flush(): void {
-    while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
-      this.write(this.waiting.splice(0, this.maxBatchSize));
+  #flush(): void {
+    while (this.#waiting.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      this.#write(this.#waiting.splice(0, this.#maxBatchSize));
     }
   }
 
-  private write(batch: Waiting<Item, Result>[]): void {
-    this.inFlight += 1;
+  #write(batch: Waiting<Item, Result>[]): void {
+    this.#inFlight += 1;
     const items = batch.map((entry) => entry.item);
     if (groupCommitBatches.hasSubscribers) groupCommitBatches.publish({ items, size: items.length });
-    this.options
+    this.#options
       .writeBatch(items)
       .then(
         (results) => {
@@ -86,11 +88,11 @@ export class GroupCommitQueue<Item, Result> {
         },
       )
       .finally(() => {
-        this.inFlight -= 1;
+        this.#inFlight -= 1;
         // What gathered meanwhile goes now, without waiting for another turn.
-        this.flush();
-        if (this.waiting.length === 0 && this.inFlight === 0) {
-          for (const resolve of this.idleWaiters.splice(0)) resolve();
+        this.#flush();
+        if (this.#waiting.length === 0 && this.#inFlight === 0) {
+          for (const resolve of this.#idleWaiters.splice(0)) resolve();
         }
       });
   }

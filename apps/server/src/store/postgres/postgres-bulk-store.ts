@@ -24,10 +24,13 @@ const NEXT_PAGE = "SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LI
  * is a StoreReadError naming the database without its password.
  */
 export class PostgresBulkStore implements StoreReader {
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly database: PostgresUrl,
-  ) {}
+  readonly #pool: pg.Pool;
+  readonly #database: PostgresUrl;
+
+  private constructor(pool: pg.Pool, database: PostgresUrl) {
+    this.#pool = pool;
+    this.#database = database;
+  }
 
   static async open(
     database: PostgresUrl,
@@ -49,7 +52,7 @@ export class PostgresBulkStore implements StoreReader {
     const store = new PostgresBulkStore(pool, database);
     try {
       // One connection opened up front, so a wrong host or login is reported before anything else happens.
-      (await pool.connect().catch((error: unknown) => store.fail(error))).release();
+      (await pool.connect().catch((error: unknown) => store.#fail(error))).release();
       return store;
     } catch (error) {
       await pool.end().catch(() => undefined);
@@ -59,56 +62,56 @@ export class PostgresBulkStore implements StoreReader {
 
   /** Whether the plants table exists (a database no server or copy has migrated has none). */
   async hasPlantsTable(): Promise<boolean> {
-    const { rows } = await this.query<{ exists: boolean }>("SELECT to_regclass('plants') IS NOT NULL AS exists");
+    const { rows } = await this.#query<{ exists: boolean }>("SELECT to_regclass('plants') IS NOT NULL AS exists");
     return rows[0]!.exists;
   }
 
   async appliedMigrations(): Promise<string[]> {
-    const { rows } = await this.query<{ exists: boolean }>(
+    const { rows } = await this.#query<{ exists: boolean }>(
       "SELECT to_regclass('kysely_migration') IS NOT NULL AS exists",
     );
     if (!rows[0]!.exists) return [];
-    return (await this.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name")).rows.map(
+    return (await this.#query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name")).rows.map(
       (row) => row.name,
     );
   }
 
   async countPlants(): Promise<number> {
-    return Number((await this.query<{ plants: bigint }>("SELECT count(*) AS plants FROM plants")).rows[0]!.plants);
+    return Number((await this.#query<{ plants: bigint }>("SELECT count(*) AS plants FROM plants")).rows[0]!.plants);
   }
 
   async getPlant(id: bigint): Promise<Plant | undefined> {
-    const row = (await this.query<PlantRow>(SELECT_IDS, [[id.toString()]])).rows[0];
+    const row = (await this.#query<PlantRow>(SELECT_IDS, [[id.toString()]])).rows[0];
     return row === undefined ? undefined : toPlant(row);
   }
 
   async sizeBytes(): Promise<number> {
     return Number(
-      (await this.query<{ bytes: bigint }>("SELECT pg_total_relation_size('plants') AS bytes")).rows[0]!.bytes,
+      (await this.#query<{ bytes: bigint }>("SELECT pg_total_relation_size('plants') AS bytes")).rows[0]!.bytes,
     );
   }
 
   /** The plants with ids from `first` to `last`. */
   async plantsBetween(first: bigint, last: bigint): Promise<PlantRow[]> {
-    return (await this.query<PlantRow>(SELECT_RANGE, [first.toString(), last.toString()])).rows;
+    return (await this.#query<PlantRow>(SELECT_RANGE, [first.toString(), last.toString()])).rows;
   }
 
   async plantsWithIds(ids: bigint[]): Promise<PlantRow[]> {
-    return (await this.query<PlantRow>(SELECT_IDS, [ids.map(String)])).rows;
+    return (await this.#query<PlantRow>(SELECT_IDS, [ids.map(String)])).rows;
   }
 
   /** Up to `limit` plants in id order after id `after` (from the first without it). */
   async page(after: bigint | undefined, limit: number): Promise<PlantRow[]> {
     const page =
       after === undefined
-        ? this.query<PlantRow>(FIRST_PAGE, [limit])
-        : this.query<PlantRow>(NEXT_PAGE, [after.toString(), limit]);
+        ? this.#query<PlantRow>(FIRST_PAGE, [limit])
+        : this.#query<PlantRow>(NEXT_PAGE, [after.toString(), limit]);
     return (await page).rows;
   }
 
   /** Inserts the plants whose ids are free, in one statement; resolves with how many it inserted. */
   async insertMissing(rows: PlantRow[]): Promise<number> {
-    const inserted = await this.query(INSERT_BATCH, [
+    const inserted = await this.#query(INSERT_BATCH, [
       rows.map((row) => row.id.toString()),
       rows.map((row) => row.name),
       rows.map((row) => row.tag),
@@ -117,16 +120,16 @@ export class PostgresBulkStore implements StoreReader {
   }
 
   async close(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
+    await this.#pool.end().catch(() => undefined);
   }
 
-  private query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
-    return this.pool.query<Row>(text, values).catch((error: unknown) => this.fail(error));
+  #query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
+    return this.#pool.query<Row>(text, values).catch((error: unknown) => this.#fail(error));
   }
 
   /** What PostgreSQL said, in one line, with where it was and without the URL's password. */
-  private fail(error: unknown): never {
-    const { host, port, database } = this.database;
+  #fail(error: unknown): never {
+    const { host, port, database } = this.#database;
     throw new StoreReadError(`PostgreSQL at ${host}:${port}/${database}: ${oneLine(error)}`, { cause: error });
   }
 }

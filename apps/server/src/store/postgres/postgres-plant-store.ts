@@ -48,15 +48,14 @@ const DEFAULT_MAX_BATCH_SIZE = 500;
  * acknowledged after that statement's commit. Up to poolSize batches are in flight at once.
  */
 export class PostgresPlantStore implements PlantStore {
-  private readonly queue: GroupCommitQueue<NewPlant, CreateOutcome>;
+  readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
+  readonly #pool: pg.Pool;
 
-  private constructor(
-    private readonly pool: pg.Pool,
-    options: PostgresStoreOptions,
-  ) {
-    this.queue = new GroupCommitQueue({
+  private constructor(pool: pg.Pool, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.#queue = new GroupCommitQueue({
       writeBatch: (plants) =>
-        this.writeBatch(plants).catch((error: unknown) => {
+        this.#writeBatch(plants).catch((error: unknown) => {
           throw classifyPostgresError(error);
         }),
       maxInFlight: options.poolSize,
@@ -83,26 +82,26 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
-    return this.queue.add(plant);
+    return this.#queue.add(plant);
   }
 
   async ping(): Promise<void> {
-    await this.pool.query("SELECT 1");
+    await this.#pool.query("SELECT 1");
   }
 
   /** Commits what is pending, then closes the pool. */
   async close(): Promise<void> {
-    await this.queue.drain();
-    await this.pool.end();
+    await this.#queue.drain();
+    await this.#pool.end();
   }
 
-  private async writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
+  async #writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
     // The first create of an id in the batch is the one inserted; later ones compare against it.
     const firsts = new Map<bigint, NewPlant>();
     for (const plant of plants) if (!firsts.has(plant.id)) firsts.set(plant.id, plant);
     const candidates = [...firsts.values()];
 
-    const inserted = await this.pool.query<{ id: bigint }>(INSERT_BATCH, [
+    const inserted = await this.#pool.query<{ id: bigint }>(INSERT_BATCH, [
       candidates.map((plant) => plant.id.toString()),
       candidates.map((plant) => plant.name),
       candidates.map((plant) => plant.tag ?? null),
@@ -113,7 +112,7 @@ export class PostgresPlantStore implements PlantStore {
     for (const [id, plant] of firsts) if (created.has(id)) stored.set(id, toPlant(plant));
     const taken = [...firsts.keys()].filter((id) => !created.has(id));
     if (taken.length > 0) {
-      const existing = await this.pool.query<{ id: bigint; name: string; tag: string | null }>(SELECT_EXISTING, [
+      const existing = await this.#pool.query<{ id: bigint; name: string; tag: string | null }>(SELECT_EXISTING, [
         taken.map(String),
       ]);
       for (const row of existing.rows) stored.set(row.id, toPlant(row));

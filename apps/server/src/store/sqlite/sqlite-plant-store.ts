@@ -31,15 +31,18 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * with StoreUnavailableError and rolls the batch back.
  */
 export class SqlitePlantStore implements PlantStore {
-  private readonly queue = new GroupCommitQueue<NewPlant, CreateOutcome>({
-    writeBatch: (plants) => this.writeBatch(plants),
+  readonly #queue = new GroupCommitQueue<NewPlant, CreateOutcome>({
+    writeBatch: (plants) => this.#writeBatch(plants),
     maxInFlight: 1,
   });
 
-  private constructor(
-    private readonly writer: SqliteWriter,
-    private readonly lock: StoreLock,
-  ) {}
+  readonly #writer: SqliteWriter;
+  readonly #lock: StoreLock;
+
+  private constructor(writer: SqliteWriter, lock: StoreLock) {
+    this.#writer = writer;
+    this.#lock = lock;
+  }
 
   /**
    * Opens (creating file and folder if needed) and migrates the database at `filename`. Throws StoreInUseError, at
@@ -62,11 +65,11 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
-    return this.queue.add(plant);
+    return this.#queue.add(plant);
   }
 
-  private async writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
-    const reply = await this.writer.request({ type: "create", plants });
+  async #writeBatch(plants: NewPlant[]): Promise<CreateOutcome[]> {
+    const reply = await this.#writer.request({ type: "create", plants });
     return plants.map((plant, index) => {
       const row = reply.existing?.[index];
       return outcomeAgainst(plant, row ? toPlant(row) : undefined);
@@ -75,22 +78,22 @@ export class SqlitePlantStore implements PlantStore {
 
   /** Resolves once a one-row write commits: the database can be written, not only read. */
   async ping(): Promise<void> {
-    await this.writer.request({ type: "ping" });
+    await this.#writer.request({ type: "ping" });
   }
 
   /** Commits what is pending, then closes the database, ends the writer thread and lets another process open it. */
   async close(): Promise<void> {
     try {
-      await this.queue.drain();
-      await this.writer.close();
+      await this.#queue.drain();
+      await this.#writer.close();
     } finally {
-      this.lock.release();
+      this.#lock.release();
     }
   }
 
   /** Test-only: ends the writer thread as a crash would, to show that the store starts a new one. */
   terminateWriterThread(): Promise<void> {
-    return this.writer.terminateThread();
+    return this.#writer.terminateThread();
   }
 }
 

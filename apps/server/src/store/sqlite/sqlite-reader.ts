@@ -13,10 +13,14 @@ import { StoreReadError } from "../../operator-errors.js";
  * share the file): what operator commands read, with nothing migrated or written.
  */
 export class SqliteStoreReader implements StoreReader {
+  readonly #db: DatabaseSync;
+
   private constructor(
-    private readonly db: DatabaseSync,
+    db: DatabaseSync,
     readonly file: string,
-  ) {}
+  ) {
+    this.#db = db;
+  }
 
   /**
    * Opens the store at `file` (an absolute path) read-only; refuses a missing file or one that is not a store.
@@ -43,27 +47,27 @@ export class SqliteStoreReader implements StoreReader {
 
   /** Starts one read transaction: every read until close() sees the store as it was now, whatever a server writes. */
   holdSnapshot(): void {
-    this.db.exec("BEGIN");
+    this.#db.exec("BEGIN");
     // A deferred transaction takes its snapshot at its first read.
-    this.db.prepare("SELECT 1 FROM plants LIMIT 1").get();
+    this.#db.prepare("SELECT 1 FROM plants LIMIT 1").get();
   }
 
   async appliedMigrations(): Promise<string[]> {
-    return appliedMigrations(this.db);
+    return appliedMigrations(this.#db);
   }
 
   async countPlants(): Promise<number> {
-    return countPlants(this.db);
+    return countPlants(this.#db);
   }
 
   async getPlant(id: bigint): Promise<Plant | undefined> {
-    const row = this.db.prepare("SELECT name, tag FROM plants WHERE id = ?").get(id) as PlantRow | undefined;
+    const row = this.#db.prepare("SELECT name, tag FROM plants WHERE id = ?").get(id) as PlantRow | undefined;
     return row === undefined ? undefined : toPlant(row);
   }
 
   /** Every plant in id order, read as it is iterated. */
   plantsInIdOrder(): Iterator<PlantRow> {
-    return this.db.prepare("SELECT id, name, tag FROM plants ORDER BY id").iterate() as Iterator<PlantRow>;
+    return this.#db.prepare("SELECT id, name, tag FROM plants ORDER BY id").iterate() as Iterator<PlantRow>;
   }
 
   async sizeBytes(): Promise<number> {
@@ -72,6 +76,6 @@ export class SqliteStoreReader implements StoreReader {
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    this.#db.close();
   }
 }

@@ -35,42 +35,45 @@ const notOpen = () => new Error("The database connection is not open");
  */
 export class SqliteWriter {
   /** The thread answering requests; undefined while a new one starts and once closed. */
-  private thread: Worker | undefined;
-  private starting: Promise<void> | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private restartDelayMs = FIRST_RESTART_DELAY_MS;
-  private readonly awaitingReply = new Map<number, AwaitedReply>();
-  private nextSeq = 0;
-  private closed = false;
+  #thread: Worker | undefined;
+  #starting: Promise<void> | undefined;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #restartDelayMs = FIRST_RESTART_DELAY_MS;
+  readonly #awaitingReply = new Map<number, AwaitedReply>();
+  #nextSeq = 0;
+  #closed = false;
+  readonly #options: SqliteWriterOptions;
 
-  private constructor(private readonly options: SqliteWriterOptions) {}
+  private constructor(options: SqliteWriterOptions) {
+    this.#options = options;
+  }
 
   /** Starts the thread and waits until it has opened the database; rejects if it cannot. */
   static async start(options: SqliteWriterOptions): Promise<SqliteWriter> {
     const writer = new SqliteWriter(options);
-    writer.attach(await startWriterThread(options));
+    writer.#attach(await startWriterThread(options));
     return writer;
   }
 
   /** Resolves with the thread's reply; rejects with what SQLite said (classified) or StoreUnavailableError. */
   request(command: WriterCommand): Promise<WriterReply> {
-    if (this.closed) return Promise.reject(notOpen());
-    if (this.thread === undefined) {
+    if (this.#closed) return Promise.reject(notOpen());
+    if (this.#thread === undefined) {
       return Promise.reject(new StoreUnavailableError("the SQLite writer thread is restarting"));
     }
-    return this.send(this.thread, command);
+    return this.#send(this.#thread, command);
   }
 
   /** Closes the database and ends the thread; later requests fail. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearTimeout(this.restartTimer);
-    await this.starting;
-    const thread = this.thread;
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#restartTimer);
+    await this.#starting;
+    const thread = this.#thread;
     if (thread === undefined) return;
     const exited = once(thread, "exit");
-    await this.send(thread, { type: "close" });
+    await this.#send(thread, { type: "close" });
     // Awaiting the thread's exit must keep the process alive (the reply just unref'd it).
     thread.ref();
     await exited;
@@ -78,70 +81,70 @@ export class SqliteWriter {
 
   /** Test-only: ends the thread as a crash would, to show that the store starts a new one. */
   async terminateThread(): Promise<void> {
-    await this.thread?.terminate();
+    await this.#thread?.terminate();
   }
 
-  private send(thread: Worker, command: WriterCommand): Promise<WriterReply> {
+  #send(thread: Worker, command: WriterCommand): Promise<WriterReply> {
     return new Promise((resolve, reject) => {
-      const seq = this.nextSeq++;
-      this.awaitingReply.set(seq, { resolve, reject });
+      const seq = this.#nextSeq++;
+      this.#awaitingReply.set(seq, { resolve, reject });
       // The thread keeps the process alive only while an answer is awaited.
       thread.ref();
       thread.postMessage({ ...command, seq });
     });
   }
 
-  private attach({ thread, exited }: StartedSqliteThread<WriterMessage>): void {
-    this.thread = thread;
+  #attach({ thread, exited }: StartedSqliteThread<WriterMessage>): void {
+    this.#thread = thread;
     thread.on("message", (message: WriterMessage) => {
       if (message.type !== "reply") return;
-      const awaited = this.awaitingReply.get(message.seq);
-      this.awaitingReply.delete(message.seq);
-      if (this.awaitingReply.size === 0) thread.unref();
+      const awaited = this.#awaitingReply.get(message.seq);
+      this.#awaitingReply.delete(message.seq);
+      if (this.#awaitingReply.size === 0) thread.unref();
       if (message.error) {
         awaited?.reject(classifySqliteFailure(message.error));
       } else {
-        this.restartDelayMs = FIRST_RESTART_DELAY_MS;
+        this.#restartDelayMs = FIRST_RESTART_DELAY_MS;
         awaited?.resolve(message);
       }
     });
-    thread.on("error", (error) => this.options.logger?.error({ err: error }, "SQLite writer thread failed"));
-    void exited.then((code) => this.detach(thread, code));
+    thread.on("error", (error) => this.#options.logger?.error({ err: error }, "SQLite writer thread failed"));
+    void exited.then((code) => this.#detach(thread, code));
     thread.unref();
   }
 
   /** The thread is gone: fails what it left unanswered and, unless closing, starts another. */
-  private detach(thread: Worker, exitCode: number): void {
-    if (this.thread !== thread) return;
-    this.thread = undefined;
-    const failure = this.closed
+  #detach(thread: Worker, exitCode: number): void {
+    if (this.#thread !== thread) return;
+    this.#thread = undefined;
+    const failure = this.#closed
       ? notOpen()
       : new StoreUnavailableError(`the SQLite writer thread exited (code ${exitCode})`);
-    for (const awaited of this.awaitingReply.values()) awaited.reject(failure);
-    this.awaitingReply.clear();
-    if (!this.closed) this.scheduleRestart();
+    for (const awaited of this.#awaitingReply.values()) awaited.reject(failure);
+    this.#awaitingReply.clear();
+    if (!this.#closed) this.#scheduleRestart();
   }
 
-  private scheduleRestart(): void {
-    const delayMs = this.restartDelayMs;
-    this.restartDelayMs = Math.min(delayMs * 2, MAX_RESTART_DELAY_MS);
-    this.options.logger?.error({ delayMs }, "SQLite writer thread stopped; starting a new one");
-    this.restartTimer = setTimeout(() => {
-      this.starting = startWriterThread(this.options).then(
+  #scheduleRestart(): void {
+    const delayMs = this.#restartDelayMs;
+    this.#restartDelayMs = Math.min(delayMs * 2, MAX_RESTART_DELAY_MS);
+    this.#options.logger?.error({ delayMs }, "SQLite writer thread stopped; starting a new one");
+    this.#restartTimer = setTimeout(() => {
+      this.#starting = startWriterThread(this.#options).then(
         async (started) => {
-          this.starting = undefined;
-          if (this.closed) await started.thread.terminate();
-          else this.attach(started);
+          this.#starting = undefined;
+          if (this.#closed) await started.thread.terminate();
+          else this.#attach(started);
         },
         (error: unknown) => {
-          this.starting = undefined;
-          this.options.logger?.error({ err: error }, "SQLite writer thread could not start");
-          if (!this.closed) this.scheduleRestart();
+          this.#starting = undefined;
+          this.#options.logger?.error({ err: error }, "SQLite writer thread could not start");
+          if (!this.#closed) this.#scheduleRestart();
         },
       );
     }, delayMs);
     // A restart pending must not keep an otherwise finished process alive.
-    this.restartTimer.unref();
+    this.#restartTimer.unref();
   }
 }
 

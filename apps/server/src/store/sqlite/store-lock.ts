@@ -17,12 +17,14 @@ function lockFileOf(storeFile: string): string {
  * as before. A write lock, not an exclusive one, so a process that waits can still read who holds it.
  */
 export class StoreLock {
-  private released = false;
+  #released = false;
+  readonly #db: DatabaseSync;
+  readonly #file: string;
 
-  constructor(
-    private readonly db: DatabaseSync,
-    private readonly file: string,
-  ) {}
+  constructor(db: DatabaseSync, file: string) {
+    this.#db = db;
+    this.#file = file;
+  }
 
   /** Takes the lock of the store at `storeFile`; throws StoreInUseError, at once, while another connection holds it. */
   static acquire(storeFile: string): StoreLock {
@@ -37,11 +39,11 @@ export class StoreLock {
 
   /** Lets go of the lock, removing its file first, while still held, so that no one takes a lock on a removed file. */
   release(): void {
-    if (this.released) return;
-    this.released = true;
-    rmSync(this.file, { force: true });
-    this.db.exec("ROLLBACK");
-    this.db.close();
+    if (this.#released) return;
+    this.#released = true;
+    rmSync(this.#file, { force: true });
+    this.#db.exec("ROLLBACK");
+    this.#db.close();
   }
 }
 
