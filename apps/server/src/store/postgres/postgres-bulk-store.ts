@@ -27,6 +27,7 @@ export class PostgresBulkStore implements StoreReader {
   readonly #pool: pg.Pool;
   readonly #database: PostgresUrl;
 
+  // biome-ignore lint/style/useConsistentMemberAccessibility: ES has no private constructor; open() is the only way in.
   private constructor(pool: pg.Pool, database: PostgresUrl) {
     this.#pool = pool;
     this.#database = database;

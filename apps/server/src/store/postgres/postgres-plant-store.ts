@@ -51,6 +51,7 @@ export class PostgresPlantStore implements PlantStore {
   readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
   readonly #pool: pg.Pool;
 
+  // biome-ignore lint/style/useConsistentMemberAccessibility: ES has no private constructor; open() is the only way in.
   private constructor(pool: pg.Pool, options: PostgresStoreOptions) {
     this.#pool = pool;
     this.#queue = new GroupCommitQueue({

@@ -39,6 +39,7 @@ export class SqlitePlantStore implements PlantStore {
   readonly #writer: SqliteWriter;
   readonly #lock: StoreLock;
 
+  // biome-ignore lint/style/useConsistentMemberAccessibility: ES has no private constructor; open() is the only way in.
   private constructor(writer: SqliteWriter, lock: StoreLock) {
     this.#writer = writer;
     this.#lock = lock;

@@ -15,6 +15,7 @@ import { StoreReadError } from "../../operator-errors.js";
 export class SqliteStoreReader implements StoreReader {
   readonly #db: DatabaseSync;
 
+  // biome-ignore lint/style/useConsistentMemberAccessibility: ES has no private constructor; open() is the only way in.
   private constructor(
     db: DatabaseSync,
     readonly file: string,

@@ -44,6 +44,7 @@ export class SqliteWriter {
   #closed = false;
   readonly #options: SqliteWriterOptions;
 
+  // biome-ignore lint/style/useConsistentMemberAccessibility: ES has no private constructor; start() is the only way in.
   private constructor(options: SqliteWriterOptions) {
     this.#options = options;
   }
