@@ -37,6 +37,7 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
     const dir = tempDir("plant-store-backup-metrics-");
     const databaseFile = join(dir, "data", "plants.db");
     const backups = join(dir, "backups");
+    const started = Date.now() / 1000;
     const scheduled = startCli(["backup", "--dir", backups, "--every", EVERY, "--metrics-port", "0"], {
       DATABASE_URL: databaseFile,
       HOST: "127.0.0.1",
@@ -47,6 +48,9 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
     const failing = await scrape(url!);
     expect(failing.plant_store_backup_failures_total).toBeGreaterThanOrEqual(2);
     expect(failing.plant_store_backup_failures_total).toBeLessThanOrEqual(failureLines(scheduled.stderr()));
+    // The failing alert's input (docs/alerts.md): when the newest failure happened.
+    expect(failing.plant_store_backup_last_failure_timestamp_seconds).toBeGreaterThanOrEqual(started);
+    expect(failing.plant_store_backup_last_failure_timestamp_seconds).toBeLessThanOrEqual(Date.now() / 1000);
     expect(failing).toMatchObject({
       plant_store_backup_last_success_timestamp_seconds: 0,
       plant_store_backup_size_bytes: 0,
@@ -67,6 +71,9 @@ describe("backup --dir --metrics-port: the schedule's Prometheus metrics over HT
     expect(succeeding.plant_store_backup_duration_seconds).toBeGreaterThan(0);
     // Every failure printed before the success, and none since.
     expect(succeeding.plant_store_backup_failures_total).toBe(failureLines(scheduled.stderr()));
+    expect(succeeding.plant_store_backup_last_failure_timestamp_seconds).toBeLessThanOrEqual(
+      succeeding.plant_store_backup_last_success_timestamp_seconds!,
+    );
 
     scheduled.child.kill("SIGTERM");
     expect(await scheduled.exited).toBe(0);

@@ -9,6 +9,7 @@ export interface BackupMetrics {
   registry: Registry;
   lastSuccess: Gauge;
   failures: Counter;
+  lastFailure: Gauge;
   duration: Gauge;
   size: Gauge;
   interval: Gauge;
@@ -29,6 +30,13 @@ export function createBackupMetrics(): BackupMetrics {
     failures: new Counter({
       name: "plant_store_backup_failures_total",
       help: "Scheduled snapshots that failed (each is tried again at the next turn).",
+      registers,
+    }),
+    // What the failing alert reads: a time is exact and the same after a restart, where a counter's increase over
+    // a window is extrapolated and starts again from 0.
+    lastFailure: new Gauge({
+      name: "plant_store_backup_last_failure_timestamp_seconds",
+      help: "When this process's newest scheduled snapshot failed, Unix time; 0 when none has.",
       registers,
     }),
     duration: new Gauge({

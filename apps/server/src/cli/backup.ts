@@ -179,6 +179,7 @@ async function backUpEvery(
       } catch (error) {
         if (signal.aborted) break;
         metrics?.failures.inc();
+        metrics?.lastFailure.set(Date.now() / 1000);
         process.stderr.write(`backup failed: ${oneLine(error)}; next try at ${new Date(next).toISOString()}\n`);
       }
       await sleep(Math.max(0, next - Date.now()), undefined, { signal }).catch(() => {});
