@@ -6,9 +6,8 @@ export interface Metrics {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route" | "status">;
   storeDuration: Histogram<"operation" | "outcome">;
-  /** Admission control (connection/shed-overload.ts): refusals and waits. */
+  /** Admission control (connection/shed-overload.ts): refusals. */
   requestsShed: Counter;
-  queueDuration: Histogram;
 }
 
 /** Creates the registry with process metrics (CPU, memory, event-loop lag, GC) and the server's own. */
@@ -41,12 +40,6 @@ export function createMetrics(): Metrics {
     requestsShed: new Counter({
       name: "plant_store_requests_shed_total",
       help: "Requests refused with 503 Overloaded before any work: past their deadline, or unable to meet it.",
-      registers: [registry],
-    }),
-    queueDuration: new Histogram({
-      name: "plant_store_queue_time_seconds",
-      help: "How long a request served waited in the admission queue, from being parsed to being dispatched to Express.",
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   };
