@@ -19,7 +19,7 @@ describe.skipIf(skip)("pnpm bench -- --mode overload --quick", () => {
   const out = mkdtempSync(join(tmpdir(), "plant-store-bench-overload-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("runs every row with the default server and admission control off side by side, and writes the report", async () => {
+  it("runs every row with admission control on and off side by side, and writes the report", async () => {
     await run(process.execPath, [RUN, "--mode", "overload", "--quick", "--out", out], { timeout: 170_000 });
     const node = `node${process.versions.node.split(".")[0]}`;
     const result = JSON.parse(readFileSync(join(out, `overload-${node}.json`), "utf8")) as OverloadResult;
@@ -28,7 +28,7 @@ describe.skipIf(skip)("pnpm bench -- --mode overload --quick", () => {
       const rows = result.closed.filter((row) => row.capped === capped);
       expect(rows.map((row) => row.connections)).toEqual([50, 256]);
       for (const row of rows) {
-        expect(Object.keys(row.figures).sort()).toEqual(["default", "off"]);
+        expect(Object.keys(row.figures).sort()).toEqual(["off", "on"]);
         for (const figures of Object.values(row.figures)) {
           expect(figures.requests).toEqual(expect.any(Number));
           // On the server's own core nothing starves it: each side answered its loop.
@@ -36,7 +36,7 @@ describe.skipIf(skip)("pnpm bench -- --mode overload --quick", () => {
         }
       }
     }
-    expect(result.side.map((run) => run.side).sort()).toEqual(["default", "off"]);
+    expect(result.side.map((run) => run.side).sort()).toEqual(["off", "on"]);
     for (const side of result.side) {
       expect(side.kinds.deadline.sent).toBeGreaterThan(0);
       expect(side.kinds.none.sent).toBeGreaterThan(0);
@@ -47,14 +47,14 @@ describe.skipIf(skip)("pnpm bench -- --mode overload --quick", () => {
       "storm  2x",
     ]);
     for (const row of result.open) {
-      expect(Object.keys(row.figures).sort()).toEqual(["default", "off"]);
+      expect(Object.keys(row.figures).sort()).toEqual(["off", "on"]);
       for (const figures of Object.values(row.figures)) expect(figures.sent).toBeGreaterThanOrEqual(0);
     }
 
     const markdown = readFileSync(join(out, `overload-${node}.md`), "utf8");
     for (const section of ["## Closed loops", "## Side requests", "## Open loops under the cap"])
       expect(markdown).toContain(section);
-    expect(markdown).toContain("Plant Store, default configuration** / **Plant Store, ADMISSION_CONTROL=false");
+    expect(markdown).toContain("Plant Store, ADMISSION_CONTROL=true** / **Plant Store, ADMISSION_CONTROL=false");
     expect(markdown).toContain("storm: the runtime's limit (libuv accepts one connection per turn)");
   }, 180_000);
 });

@@ -143,13 +143,13 @@ const EnvSchema = z.object({
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(512)),
   OTEL_BSP_SCHEDULE_DELAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(5_000)),
   OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(30_000)),
-  // A queue between node:http and Express that refuses, with 503 Overloaded, a request that cannot be answered before
-  // its deadline: its caller's, or QUEUE_TIMEOUT_MS (connection/shed-overload.ts; docs/performance.md#overload).
+  // Refuses, with 503 Overloaded, a request that cannot be answered before its deadline: its caller's, or
+  // QUEUE_TIMEOUT_MS (connection/shed-overload.ts). Off by default: docs/performance.md#overload says why.
   ADMISSION_CONTROL: z.preprocess(
     emptyAsUndefined,
     z
       .enum(["true", "false"])
-      .default("true")
+      .default("false")
       .transform((value) => value === "true"),
   ),
   QUEUE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(999_999_999).default(10_000)),

@@ -8,12 +8,12 @@ const SECRET = "admission-process-test-secret-of-32-chars";
 // Envoy's default connection pool per upstream: a closed loop of 1,024 keep-alive connections, each sending its next
 // request as soon as the last is answered, against the built server at a fifth of a core (uncapped where the machine
 // cannot cap it: capped-server.ts). Its queue is 1,024 requests over the server's capacity and stays there: a wait,
-// not an overload, and admission control, on by default, must refuse none of it.
+// not an overload, and admission control must refuse none of it.
 const CPU_CORES = 0.2;
 const CONNECTIONS = 1_024;
 const REQUESTS_PER_CONNECTION = 4;
 
-describe("the built server with its default admission control, under a closed loop of 1,024 connections", () => {
+describe("the built server with ADMISSION_CONTROL=true, under a closed loop of 1,024 connections", () => {
   it("refuses none of its requests, stores every one, and counts no refusal", { timeout: 120_000 }, async () => {
     const authorization = `Bearer ${signToken({ secret: SECRET, subject: "closed-loop" })}`;
     const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -42,7 +42,10 @@ describe("the built server with its default admission control, under a closed lo
           warmUpStored++;
         }
     };
-    const server = await startCappedServer({ JWT_SECRET: SECRET }, { cores: CPU_CORES, warmUp });
+    const server = await startCappedServer(
+      { JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
+      { cores: CPU_CORES, warmUp },
+    );
     const statuses = new Map<number, number>();
     const connection = async () => {
       for (let i = 0; i < REQUESTS_PER_CONNECTION; i++) {

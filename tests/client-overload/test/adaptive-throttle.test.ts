@@ -11,7 +11,7 @@ import { issueTokens, startCappedServer } from "../support/capped-server.js";
 
 const SECRET = "adaptive-throttle-test-secret-of-32-chars";
 // A fleet of clients with the throttle's default settings offers an open loop of calls, each with a 1 s timeout, to
-// the built server (its default settings), warmed up, then held to a twentieth of a core: several times what it
+// the built server (ADMISSION_CONTROL=true), warmed up, then held to a twentieth of a core: several times what it
 // serves in time (here about 500 calls a second offered, 100 stored), so most requests time out or are refused and
 // the clients start refusing calls themselves. It needs the server capped, as retry-budget.test.ts does, and
 // skips, saying why, where it cannot be (capped-server.ts). The run ends once
@@ -112,7 +112,7 @@ describe("a client fleet with adaptive throttling against the built server over 
       ...Array.from({ length: CLIENTS }, (_, index) => `client-${index}`),
     ]);
     const server = await startCappedServer(
-      { JWT_SECRET: SECRET },
+      { JWT_SECRET: SECRET, ADMISSION_CONTROL: "true" },
       { cores: CPU_CORES, periodUs: CPU_PERIOD_US, warmUp: (started) => warmUp(started, warmUpToken!) },
     );
     // Uncapped, the server keeps up and refuses nothing: no client would have reason to hold back.

@@ -10,8 +10,8 @@ import { type ConnectionTimeouts, serverTimeouts } from "./server-timeouts.js";
 /**
  * The HTTP server `main` listens with: Express's request/response prototypes from birth (a measured
  * speed-up on Node 24 and 26; see runtime-internals/express-prototypes.ts), the configured connection
- * timeouts, the contract's JSON Error for connection-level failures (see client-error-answers.ts) and, unless
- * ADMISSION_CONTROL=false turns it off, admission control's queue in front of Express (see shed-overload.ts).
+ * timeouts, the contract's JSON Error for connection-level failures (see client-error-answers.ts) and, with
+ * ADMISSION_CONTROL=true, admission control in front of Express (see shed-overload.ts).
  */
 export function createHttpServer(
   app: Express,

@@ -56,12 +56,12 @@ function capacityOf(rows: ClosedRow[]): Capacity {
   const row = rows.find((r) => r.connections === CAPACITY_CONNECTIONS)!;
   return {
     perSecond: median(SIDES.map((side) => row.figures[side].okPerSecond)),
-    cpuMicrosPerOk: { default: row.figures.default.cpuMicrosPerOk, off: row.figures.off.cpuMicrosPerOk },
+    cpuMicrosPerOk: { on: row.figures.on.cpuMicrosPerOk, off: row.figures.off.cpuMicrosPerOk },
   };
 }
 
 /**
- * The server with admission control at its default and off, side by side in every row (issue 53): closed loops
+ * The server with admission control on and off, side by side in every row: closed loops
  * on one core and under a 0.2-core cap, side requests during a closed loop of 2,048 connections, an open loop
  * through a proxy's bounded keep-alive pool at multiples of the capped closed loop's C, and the connection storm.
  * Each round starts fresh processes for each part; within a part the two sides alternate which runs first.
@@ -69,7 +69,7 @@ function capacityOf(rows: ClosedRow[]): Capacity {
 export async function overload(options: BenchOptions): Promise<{ files: string[] }> {
   const plan = planFor(options);
   const caps = {
-    default: cpuCap(CAP_SHARE, CAP_PERIOD_US, "overload-default"),
+    on: cpuCap(CAP_SHARE, CAP_PERIOD_US, "overload-on"),
     off: cpuCap(CAP_SHARE, CAP_PERIOD_US, "overload-off"),
   };
   const precedence = loadPrecedence();
@@ -89,12 +89,12 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
       }
       const node = `node${process.versions.node.split(".")[0]}`;
       const markdown = overloadMarkdown({
-        title: `Plant Store under overload, admission control at its default and off (${node})`,
+        title: `Plant Store under overload, admission control on and off (${node})`,
         options,
         plan,
         session,
         environment: {
-          "CPU cap": caps.default.description,
+          "CPU cap": caps.on.description,
           "CPU precedence": precedence.description,
           "New connections": `libuv ${accepts.libuv} accepted ${accepts.connections} connections opened at once in ${accepts.turnsAccepting} event-loop turns, at most ${accepts.mostInOneTurn} in one (src/accept-probe.ts)`,
         },
@@ -102,13 +102,13 @@ export async function overload(options: BenchOptions): Promise<{ files: string[]
       });
       const files = {
         [`overload-${node}.md`]: markdown,
-        [`overload-${node}.json`]: JSON.stringify({ cap: caps.default.description, accepts, plan, ...result }, null, 2),
+        [`overload-${node}.json`]: JSON.stringify({ cap: caps.on.description, accepts, plan, ...result }, null, 2),
       };
       writeOutputs(options.outDir, files);
       return { files: Object.keys(files) };
     });
   } finally {
-    caps.default.close();
+    caps.on.close();
     caps.off.close();
     precedence.close();
   }

@@ -3,16 +3,19 @@ import { checkAnswers, closedLoop, type IdBlocks } from "../../measure.js";
 import type { RunningServer } from "../../servers.js";
 import type { Session } from "../../session.js";
 
-/** The two servers every row shows side by side: the built server as configured by default, and with admission control off. */
-export const SIDES = ["default", "off"] as const;
+/** The two servers every row shows side by side: the built server with admission control on, and off. */
+export const SIDES = ["on", "off"] as const;
 export type Side = (typeof SIDES)[number];
 
 export const SIDE_LABELS: Record<Side, string> = {
-  default: "Plant Store, default configuration",
+  on: "Plant Store, ADMISSION_CONTROL=true",
   off: "Plant Store, ADMISSION_CONTROL=false",
 };
 
-const SIDE_ENV: Record<Side, Record<string, string>> = { default: {}, off: { ADMISSION_CONTROL: "false" } };
+const SIDE_ENV: Record<Side, Record<string, string>> = {
+  on: { ADMISSION_CONTROL: "true" },
+  off: { ADMISSION_CONTROL: "false" },
+};
 
 /** The closed loop whose 2xx/s under the cap is C, the capacity the open loops are offered multiples of. */
 export const CAPACITY_CONNECTIONS = 50;
@@ -76,7 +79,7 @@ export async function withPair<T>(
       await checkAnswers(server, session.token, ids.take());
       await closedLoop(session, server, ids, CAPACITY_CONNECTIONS, plan.warmupSeconds);
     }
-    return await body({ default: started[0]!, off: started[1]! });
+    return await body({ on: started[0]!, off: started[1]! });
   } finally {
     await Promise.all(started.map((server) => server.stop()));
   }

@@ -31,14 +31,14 @@ const STORM_LABEL = "the runtime's limit (libuv accepts one connection per turn)
 
 const ms = (value: number | undefined) => (value === undefined ? "–" : value.toFixed(0));
 const pct = (value: number, digits = 1) => `${(value * 100).toFixed(digits)}%`;
-/** A figure of both sides in one cell: default / off. */
+/** A figure of both sides in one cell: on / off. */
 const both = <F>(figures: Record<Side, F>, pick: (f: F) => string) => SIDES.map((s) => pick(figures[s])).join(" / ");
 const count = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0);
 
 function closedTable(rows: ClosedRow[]): string[] {
   const line = (row: ClosedRow) => {
     const f = row.figures;
-    const ratio = f.off.okPerSecond > 0 ? (f.default.okPerSecond / f.off.okPerSecond).toFixed(2) : "–";
+    const ratio = f.off.okPerSecond > 0 ? (f.on.okPerSecond / f.off.okPerSecond).toFixed(2) : "–";
     const cell = (pick: (x: ClosedFigures) => string) => both(f, pick);
     return `| ${row.capped ? "0.2 core" : "one core"} | ${row.connections.toLocaleString("en")} | ${row.round + 1} | ${cell((x) => x.okPerSecond.toFixed(0))} | ${cell((x) => x.refusedPerSecond.toFixed(0))} | ${cell((x) => pct(x.refusedShare, 2))} | **${ratio}** | ${cell((x) => x.cpuMicrosPerAnswer.toFixed(0))} | ${cell((x) => ms(x.p99Ms))} | ${cell((x) => String(x.socketErrors))} |`;
   };
@@ -46,7 +46,7 @@ function closedTable(rows: ClosedRow[]): string[] {
     (a, b) => Number(a.capped) - Number(b.capped) || a.connections - b.connections || a.round - b.round,
   );
   return [
-    "| CPU | connections | round | 2xx/s | 503/s | refused, of answers | default / off 2xx/s | CPU us / answer | p99 ms | wrk socket errors |",
+    "| CPU | connections | round | 2xx/s | 503/s | refused, of answers | on / off 2xx/s | CPU us / answer | p99 ms | wrk socket errors |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...ordered.map(line),
   ];
@@ -96,7 +96,7 @@ export function overloadMarkdown(report: OverloadReport): string {
         `every run ${plan.seconds} s, the two servers alternating which runs first${options.quick ? "; --quick: a smoke test, not a measurement" : ""}`,
       notes: options.notes,
     }),
-    `Every cell holds both servers: **${SIDE_LABELS.default}** / **${SIDE_LABELS.off}**, measured in the same round.`,
+    `Every cell holds both servers: **${SIDE_LABELS.on}** / **${SIDE_LABELS.off}**, measured in the same round.`,
     "",
     "## Closed loops",
     "",
