@@ -7,8 +7,7 @@ import type { RunningServer } from "../../servers.js";
 import { percentile } from "../../stats.js";
 import { inTurn, type OverloadBench, type Side, SIDES, withPair } from "./pair.js";
 
-const POOL = fileURLToPath(new URL("../../pool-load.js", import.meta.url));
-const STORM = fileURLToPath(new URL("../../open-loop-load.js", import.meta.url));
+const OPEN_LOOP = fileURLToPath(new URL("../../open-loop-load.js", import.meta.url));
 const run = promisify(execFile);
 
 /** Every request's deadline, from when it was due: what the proxy's route timeout would be. */
@@ -89,7 +88,6 @@ async function generate(
   script: string,
   extra: string[],
   rate: number,
-  marker: string,
 ): Promise<PhaseResult> {
   const { session, ids, plan } = bench;
   const phases = `${Math.round(rate)}:${plan.seconds}`;
@@ -99,7 +97,7 @@ async function generate(
     timeout: (plan.seconds + 60) * 1000,
     maxBuffer: 256 * 2 ** 20,
   });
-  const line = new RegExp(`${marker} (.*)`).exec(stdout)?.[1];
+  const line = /OPEN_LOOP_RESULT (.*)/.exec(stdout)?.[1];
   if (!line) throw new Error(`${script} printed no result:\n${stdout.slice(0, 2000)}\n${stderr.slice(0, 2000)}`);
   return (JSON.parse(line) as PhaseResult[])[0]!;
 }
@@ -118,8 +116,8 @@ export async function openLoops(bench: OverloadBench, round: number, capacity: C
       for (const side of inTurn(round + rows.length)) {
         const phase =
           kind === "pool"
-            ? await generate(bench, servers[side], POOL, [String(pool)], rate, "POOL_RESULT")
-            : await generate(bench, servers[side], STORM, [], rate, "OPEN_LOOP_RESULT");
+            ? await generate(bench, servers[side], OPEN_LOOP, [String(pool)], rate)
+            : await generate(bench, servers[side], OPEN_LOOP, ["storm"], rate);
         figures[side] = openFigures(phase, capacity, side);
       }
       rows.push({ round, kind, pool, level, capacityPerSecond: capacity.perSecond, figures });

@@ -117,7 +117,7 @@ export function overloadMarkdown(report: OverloadReport): string {
     "## Open loops under the cap: a proxy's bounded pool, and the connection storm",
     "",
     `C: the round's closed loop of ${CAPACITY_CONNECTIONS} connections under the cap, the median of both servers' 2xx/s. Every request has a ${DEADLINE_MS / 1000} s deadline from when it was due.`,
-    "Pool (src/pool-load.ts): at most that many keep-alive connections; a request finding none idle waits in the pool,",
+    "Pool (src/open-loop-load.ts): at most that many keep-alive connections; a request finding none idle waits in the pool,",
     "the oldest still-live one sent first, and is dropped there for free when its deadline passes; each request sent carries",
     "its remaining time in `x-envoy-expected-rq-timeout-ms`; the proxy aborts a request at its deadline, which closes the",
     "connection, and opens another. Storm (src/open-loop-load.ts): a new connection for each request finding none idle, no header.",
