@@ -4,8 +4,12 @@
 // only when the build fails; the command then does not run, and the exit is 1, never 2, which some commands use
 // for an answer (an absent id, two stores that differ).
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { delimiter, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// The deployed artifact (`pnpm deploy:server`, the image) ships dist without sources: there is nothing to build.
+if (!existsSync(new URL("../src", import.meta.url))) process.exit(0);
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const turbo = `${root}node_modules/.bin/turbo`;
