@@ -11,11 +11,17 @@ export interface AdmissionClock {
   loopDelayMs(): number;
 }
 
-/** The process's clock: performance.now() and node:perf_hooks' event-loop delay monitor (a 10 ms libuv timer). */
+let shared: AdmissionClock | undefined;
+
+/**
+ * The process's clock: performance.now() and node:perf_hooks' event-loop delay monitor (a 10 ms libuv timer), one
+ * for the process however many servers it runs (tests start many), enabled on first use.
+ */
 export function processClock(): AdmissionClock {
+  if (shared !== undefined) return shared;
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  return {
+  shared = {
     wallMs: () => performance.now(),
     loopDelayMs() {
       const ms = delay.count === 0 ? 0 : delay.max / 1e6;
@@ -23,4 +29,5 @@ export function processClock(): AdmissionClock {
       return ms;
     },
   };
+  return shared;
 }

@@ -60,8 +60,8 @@ export interface ShedOverloadDeps {
  * Admission control between node:http and Express: a request that cannot be answered before its deadline is refused
  * as it arrives, with the static 503 Overloaded and Retry-After, before any work; every other request goes to
  * Express at once. It bounds waiting, never concurrency, and keeps no queue of its own: requests wait where waiting
- * is free, in their sockets, and not as parsed requests in the heap, where holding a closed loop of 1,024 cost
- * 10-25% more CPU per request in garbage collection (docs/performance.md#overload).
+ * is free, in their sockets, and not as parsed requests in the heap, where holding closed loops of 1,024-4,096 cost
+ * 9-28% more CPU per request in garbage collection (docs/performance.md#overload).
  *
  * A request's deadline is the shortest its caller states (request-deadline.ts: Envoy's
  * `x-envoy-expected-rq-timeout-ms`, the client's `x-request-timeout-ms`), less how late the event loop has lately
@@ -71,8 +71,8 @@ export interface ShedOverloadDeps {
  * and an open loop whose wait grows is cut there. Health, readiness and metrics are never refused.
  *
  * Refusals are logged at most once a second, as `requests shed` with: `shed`, requests answered 503 since the last
- * line; `typicalMs` and `slowMs`, the median and 95th
- * percentile answer time they were held against; `loopDelayMs`, how late the event loop was.
+ * line; `typicalMs` and `slowMs`, the median and 95th percentile answer time they were held against; `loopDelayMs`,
+ * how late the event loop was.
  */
 export function shedOverload(
   app: RequestListener,
