@@ -16,7 +16,10 @@ const turbo = `${root}node_modules/.bin/turbo`;
 
 // turbo runs the package manager by name: the pnpm that runs this script comes first, wherever it is installed.
 const pnpm = process.env.npm_execpath;
-const env = pnpm ? { ...process.env, PATH: `${dirname(pnpm)}${delimiter}${process.env.PATH ?? ""}` } : process.env;
+// Built when sources changed, never forced: a forced build (TURBO_FORCE, which CI sets) empties each dist folder
+// before writing it again, under any process running from it meanwhile (CI's other test suites).
+const { TURBO_FORCE: _forced, ...inherited } = process.env;
+const env = pnpm ? { ...inherited, PATH: `${dirname(pnpm)}${delimiter}${inherited.PATH ?? ""}` } : inherited;
 
 const build = spawnSync(turbo, ["run", "build", "--filter=@plant-store/server...", "--output-logs=errors-only"], {
   cwd: root,
