@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode } from "@plant-store/contract";
 import { describe, expect, it } from "vitest";
 import { querySqliteFile } from "@plant-store/test-support/sqlite-file";
-import { type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { logLines, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { tempDir } from "@plant-store/test-support/temp-dir";
 import { TEST_SECRET, testToken } from "./support/tokens.js";
 
@@ -36,13 +36,6 @@ async function postAll(server: ServerProcess, ids: number[]): Promise<number[]> 
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-
-const logLines = (server: ServerProcess) =>
-  server
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** Polls GET /readyz until it answers 200; fails after 15 s (a start's own bound). */
 async function untilReady(server: ServerProcess): Promise<void> {
@@ -77,7 +70,9 @@ describe("two servers on one SQLite file (built server, real processes)", () => 
         holderPid: first.child.pid,
         msg: `SQLite store ${file} is held by another process (pid ${first.child.pid}); waiting for it to let go`,
       });
-      expect(logLines(second).find((line) => line.msg === "plant store listening")).toMatchObject({ ready: false });
+      expect(logLines(second.stdout()).find((line) => line.msg === "plant store listening")).toMatchObject({
+        ready: false,
+      });
 
       // Waiting: alive, not ready, and a create refused as in an outage, with nothing written.
       expect((await fetch(`${second.baseUrl}/healthz`)).status).toBe(200);
@@ -107,10 +102,14 @@ describe("two servers on one SQLite file (built server, real processes)", () => 
 
       expect(storedIds(file)).toEqual([...range(1, 21), 1001]);
       // Said once when the wait began, not on each of its attempts; no other warning meanwhile.
-      const waitLines = logLines(second).filter((line) => String(line.msg).includes("held by another process"));
-      const opened = logLines(second).find((line) => line.msg === "store open: ready");
+      const waitLines = logLines(second.stdout()).filter((line) =>
+        String(line.msg).includes("held by another process"),
+      );
+      const opened = logLines(second.stdout()).find((line) => line.msg === "store open: ready");
       expect(waitLines.length).toBeLessThan(Number(opened?.attempts));
-      expect(logLines(second).filter((line) => line.msg === "store unavailable at start; retrying")).toEqual([]);
+      expect(logLines(second.stdout()).filter((line) => line.msg === "store unavailable at start; retrying")).toEqual(
+        [],
+      );
     },
   );
 });

@@ -4,18 +4,12 @@ import { ErrorCode } from "@plant-store/contract";
 import { expect, it, onTestFinished } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { freePort } from "./support/free-port.js";
-import { runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
+import { logLines, runServerExpectingExit, type ServerProcess, serverProcesses } from "./support/server-process.js";
 import { tempDir } from "@plant-store/test-support/temp-dir";
 
 const SECRET = "start-failures-secret-at-least-32-characters";
 // untilReady: false, for the server that waits for its database.
 const servers = serverProcesses({ JWT_SECRET: SECRET, ADMISSION_CONTROL: "false" }, { untilReady: false });
-
-const logLines = (stdout: string) =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** What a start that failed logged at warn or above: its one failure line, and nothing else. */
 const loudLines = (stdout: string) => logLines(stdout).filter((line) => Number(line.level) >= 40);

@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import { signToken } from "../src/auth/sign-token.js";
 import { freePort } from "./support/free-port.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "./support/postgres.js";
-import { runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
+import { logLines, runServerExpectingExit, type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { tearDownWith } from "@plant-store/test-support/teardown";
 import { tempDir } from "@plant-store/test-support/temp-dir";
@@ -120,13 +120,6 @@ async function expectConformance(baseUrl: string, database: TestDatabase) {
   ]);
 }
 
-const logLines = (server: ServerProcess) =>
-  server
-    .stdout()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describePostgres("a start that waits for its database (built server, real PostgreSQL)", () => {
   // The retry schedule (capped at 1 s) is read from the log; the readiness bounds are measured on a real process,
   // a real network hop and a real database, generous enough that only a hang or a long backoff crosses them.
@@ -134,9 +127,12 @@ describePostgres("a start that waits for its database (built server, real Postgr
     const database = await freshDatabase();
     const port = await freePort();
     const server = await startServer({ DATABASE_URL: withPort(database, port) });
-    expect(logLines(server).find((line) => line.msg === "plant store listening")).toMatchObject({ ready: false });
+    expect(logLines(server.stdout()).find((line) => line.msg === "plant store listening")).toMatchObject({
+      ready: false,
+    });
     await expectWaiting(server.baseUrl);
-    const retries = () => logLines(server).filter((line) => line.msg === "store unavailable at start; retrying");
+    const retries = () =>
+      logLines(server.stdout()).filter((line) => line.msg === "store unavailable at start; retrying");
     await until("four refused attempts logged", () => retries().length >= 4);
 
     await startTcpProxy({ host: database.host, port: database.port }, { port });
@@ -152,12 +148,14 @@ describePostgres("a start that waits for its database (built server, real Postgr
     expect(warnings.map((line) => line.attempt)).toEqual(warnings.map((_, index) => index + 1));
     for (const line of warnings)
       expect(line).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
-    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({
+    expect(logLines(server.stdout()).find((line) => line.msg === "store open: ready")).toMatchObject({
       attempts: warnings.length + 1,
     });
     // The readiness checks while waiting add no warning of their own: each failure is logged once, by the retries.
     expect(
-      logLines(server).filter((line) => line.level === 40 && line.msg !== "store unavailable at start; retrying"),
+      logLines(server.stdout()).filter(
+        (line) => line.level === 40 && line.msg !== "store unavailable at start; retrying",
+      ),
     ).toEqual([]);
     await expectConformance(server.baseUrl, database);
   });
@@ -180,7 +178,7 @@ describePostgres("a start that waits for its database (built server, real Postgr
     await expectWaiting(server.baseUrl);
     // Still held: the attempt is waiting on it, and says so once.
     await until("the wait on the lock logged", () =>
-      logLines(server).some((line) => String(line.msg).startsWith("store still opening")),
+      logLines(server.stdout()).some((line) => String(line.msg).startsWith("store still opening")),
     );
 
     await holder.query(`SELECT pg_advisory_unlock(${KYSELY_MIGRATION_LOCK})`);
@@ -189,11 +187,11 @@ describePostgres("a start that waits for its database (built server, real Postgr
     console.log(`waiting start, migration lock held: ready ${readyAt - releasedAt} ms after its release`);
     expect(readyAt - releasedAt).toBeLessThan(READY_WITHIN_MS);
     // No failure to log while it waits on the lock, but the wait itself is said once, and the end of it.
-    const waitLines = logLines(server).filter(
+    const waitLines = logLines(server.stdout()).filter(
       (line) => line.msg === "store still opening: waiting on the database or its migration lock",
     );
     expect(waitLines).toEqual([expect.objectContaining({ attempt: 1 })]);
-    expect(logLines(server).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: 1 });
+    expect(logLines(server.stdout()).find((line) => line.msg === "store open: ready")).toMatchObject({ attempts: 1 });
     await expectConformance(server.baseUrl, database);
   });
 

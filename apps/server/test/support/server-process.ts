@@ -11,6 +11,13 @@ export type { ServerProcess };
 
 const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
+/** The server's JSON log lines in `stdout` (a process's output), parsed; other lines (the banner) left out. */
+export const logLines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
 /**
  * This package's built server as a process (the in-process app: test-server.ts); `options.main` runs another copy
  * (e.g. inside a deployed folder).
