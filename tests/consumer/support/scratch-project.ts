@@ -27,6 +27,11 @@ export async function pack(name: string, destination: string): Promise<string> {
   return tarball.startsWith("/") ? tarball : join(destination, tarball);
 }
 
+/** Packs the client and the contract it depends on, as a consumer installs them both; returns the two tarballs. */
+export function packClient(destination: string): Promise<string[]> {
+  return Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, destination)));
+}
+
 /** Installs packages into a scratch project with plain npm, as a consumer team would. */
 export async function npmInstall(projectDir: string, specs: string[], env: Record<string, string> = {}): Promise<void> {
   await run("npm", ["install", ...specs], { cwd: projectDir, env: cleanEnv(env) });

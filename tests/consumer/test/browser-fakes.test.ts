@@ -6,7 +6,7 @@ import { expectedFetchFakeScenario, FETCH_FAKE_SCENARIO } from "../support/fetch
 import { bundlePage } from "../support/page-bundle.js";
 import { startPageServer } from "../support/page-server.js";
 import { run } from "../support/run.js";
-import { npmInstall, pack, tempFolder, tscPath } from "../support/scratch-project.js";
+import { npmInstall, packClient, tempFolder, tscPath } from "../support/scratch-project.js";
 
 const skipReason = chromiumUnavailable();
 const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
@@ -39,9 +39,7 @@ describe.skipIf(skipReason !== undefined)("the fakes in headless Chromium, from 
 
   beforeAll(async () => {
     scratch = tempFolder("plant-store-browser-fakes-");
-    const tarballs = await Promise.all(
-      ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
-    );
+    const tarballs = await packClient(scratch.path);
     writeFileSync(
       join(scratch.path, "package.json"),
       JSON.stringify({ name: "front-end", private: true, type: "module" }),

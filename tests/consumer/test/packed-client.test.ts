@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeConsumerProject } from "../support/consumer-project.js";
 import { checkLiveScenarios } from "../support/live-scenarios.js";
 import { run } from "../support/run.js";
-import { npmInstall, pack, tempFolder, tscPath } from "../support/scratch-project.js";
+import { npmInstall, packClient, tempFolder, tscPath } from "../support/scratch-project.js";
 import { type RunningServer, startServer } from "../support/server-process.js";
 
 let scratch: ReturnType<typeof tempFolder>;
@@ -12,9 +12,7 @@ let server: RunningServer;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-consumer-");
-  const tarballs = await Promise.all(
-    ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
-  );
+  const tarballs = await packClient(scratch.path);
   writeConsumerProject(scratch.path);
   await npmInstall(scratch.path, [...tarballs, "@types/node@^20.19.0"]);
   server = await startServer();

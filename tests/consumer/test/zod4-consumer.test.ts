@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSUMER_TSCONFIG } from "../support/consumer-project.js";
 import { run } from "../support/run.js";
-import { npmInstall, pack, tempFolder, tscPath } from "../support/scratch-project.js";
+import { npmInstall, packClient, tempFolder, tscPath } from "../support/scratch-project.js";
 
 // zod's current major: the consumer's own, installed beside the client's tarballs.
 const ZOD_4 = "zod@^4.0.0";
@@ -13,9 +13,7 @@ let scratch: ReturnType<typeof tempFolder>;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-zod4-");
-  const tarballs = await Promise.all(
-    ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
-  );
+  const tarballs = await packClient(scratch.path);
   writeFileSync(
     join(scratch.path, "package.json"),
     JSON.stringify({ name: "zod4-consumer", private: true, type: "module" }),

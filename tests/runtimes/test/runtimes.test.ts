@@ -6,7 +6,7 @@ import {
 } from "@plant-store/consumer-tests/support/fetch-fake-scenario";
 import { checkLiveScenarios, LIVE_SCENARIOS } from "@plant-store/consumer-tests/support/live-scenarios";
 import { cleanEnv, run } from "@plant-store/consumer-tests/support/run";
-import { npmInstall, pack, tempFolder } from "@plant-store/consumer-tests/support/scratch-project";
+import { npmInstall, packClient, tempFolder } from "@plant-store/consumer-tests/support/scratch-project";
 import { type RunningServer, startServer } from "@plant-store/consumer-tests/support/server-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installedRuntimes, PINNED_VERSIONS, type Runtimes } from "../support/runtimes.js";
@@ -20,10 +20,7 @@ let server: RunningServer;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-runtimes-");
-  const [installed, tarballs] = await Promise.all([
-    installedRuntimes(),
-    Promise.all(["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path))),
-  ]);
+  const [installed, tarballs] = await Promise.all([installedRuntimes(), packClient(scratch.path)]);
   runtimes = installed;
   writeFileSync(
     join(scratch.path, "package.json"),

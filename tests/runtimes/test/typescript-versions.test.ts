@@ -3,7 +3,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConsumerProject } from "@plant-store/consumer-tests/support/consumer-project";
 import { cleanEnv } from "@plant-store/consumer-tests/support/run";
-import { npmInstall, pack, tempFolder } from "@plant-store/consumer-tests/support/scratch-project";
+import { npmInstall, packClient, tempFolder } from "@plant-store/consumer-tests/support/scratch-project";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Each installed side by side in the scratch project under an alias: typescript-5.9.3 is npm:typescript@5.9.3.
@@ -15,9 +15,7 @@ let scratch: ReturnType<typeof tempFolder>;
 
 beforeAll(async () => {
   scratch = tempFolder("plant-store-typescript-");
-  const tarballs = await Promise.all(
-    ["@plant-store/contract", "@plant-store/client"].map((name) => pack(name, scratch.path)),
-  );
+  const tarballs = await packClient(scratch.path);
   writeConsumerProject(scratch.path);
   for (const file of ["wrong-narrowing.mts", "wrong-narrowing.cts"]) {
     copyFileSync(new URL(`../fixtures/${file}`, import.meta.url), join(scratch.path, "src", file));
